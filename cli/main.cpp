@@ -1,0 +1,50 @@
+// pagedserve: one binary, several subcommands (generate, tokenize, simulate, ...).
+
+#include <algorithm>
+#include <cstdio>
+#include <string_view>
+
+#include "cli/command.h"
+
+namespace pagedserve::cli {
+
+std::vector<command>& command_registry() {
+  static std::vector<command> registry;
+  return registry;
+}
+
+namespace {
+
+void print_usage() {
+  auto commands = command_registry();
+  std::sort(commands.begin(), commands.end(),
+            [](const command& a, const command& b) { return a.name < b.name; });
+  std::fprintf(stderr, "usage: pagedserve <command> [options]\n\ncommands:\n");
+  for (const command& cmd : commands) {
+    std::fprintf(stderr, "  %-16.*s %.*s\n", static_cast<int>(cmd.name.size()), cmd.name.data(),
+                 static_cast<int>(cmd.summary.size()), cmd.summary.data());
+  }
+  std::fprintf(stderr, "\n`pagedserve <command> --help` describes a command's options.\n");
+}
+
+}  // namespace
+}  // namespace pagedserve::cli
+
+int main(int argc, char** argv) {
+  using namespace pagedserve::cli;
+  if (argc < 2) {
+    print_usage();
+    return 2;
+  }
+  const std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_usage();
+    return 0;
+  }
+  for (const command& cmd : command_registry()) {
+    if (cmd.name == name) return cmd.run(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "pagedserve: unknown command '%s'\n\n", argv[1]);
+  print_usage();
+  return 2;
+}

@@ -1,0 +1,24 @@
+# Compile options shared by every project target: warnings (as errors), sanitizers.
+add_library(pagedserve_options INTERFACE)
+target_compile_options(pagedserve_options INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+    -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough>)
+if(PAGEDSERVE_WERROR)
+  target_compile_options(pagedserve_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+endif()
+if(PAGEDSERVE_SANITIZE)
+  set(_san -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_compile_options(pagedserve_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:${_san}>)
+  target_link_options(pagedserve_options INTERFACE ${_san})
+endif()
+if(CMAKE_BUILD_TYPE STREQUAL "Release")
+  target_compile_options(pagedserve_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-O3>)
+endif()
+
+# pagedserve_add_library(name SOURCES ... DEPS ...): one static library of project code.
+function(pagedserve_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE pagedserve_options)
+endfunction()

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs dependencies, checks formatting,
+# builds (CUDA parts too where a toolkit exists), runs every test, then builds the tests
+# again with ASan + UBSan and runs them there. Exit status 0 means all of it passed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+bash scripts/format-check.sh
+
+jobs=$(nproc)
+echo "== release build =="
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== sanitizer build (ASan + UBSan) =="
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGEDSERVE_SANITIZE=ON \
+  -DPAGEDSERVE_ENABLE_CUDA=OFF -DPAGEDSERVE_BUILD_BENCHMARKS=OFF
+cmake --build build-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "gpu|no_asan"
