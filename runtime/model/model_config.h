@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/core/result.h"
@@ -28,6 +29,8 @@ struct rope_config {
   double low_freq_factor = 1.0;                          // llama3
   double high_freq_factor = 4.0;                         // llama3
   std::int64_t original_max_position_embeddings = 8192;  // llama3
+
+  friend bool operator==(const rope_config&, const rope_config&) = default;
 };
 
 // Storage type of the checkpoint's weights ("torch_dtype" / "dtype" in config.json).
@@ -36,6 +39,7 @@ enum class weight_dtype { f32, bf16, f16 };
 struct model_config {
   model_family family = model_family::llama;
   std::string model_type;  // as written in config.json
+  std::string name;        // display name: the checkpoint folder's name, or a built-in's name
 
   std::int64_t vocab_size = 0;
   std::int64_t hidden_size = 0;
@@ -54,6 +58,9 @@ struct model_config {
   bool mlp_bias = false;             // llama mlp_bias
   bool qk_norm = false;              // qwen3: per-head RMSNorm on q and k
   bool tie_word_embeddings = false;  // lm_head shares embed_tokens
+  // Set only when the config enables sliding-window attention (Mistral v0.1 style); the
+  // forward attends to all positions, so callers cap the context length at this window.
+  std::optional<std::int64_t> sliding_window;
 
   weight_dtype dtype = weight_dtype::f32;
 
@@ -62,10 +69,15 @@ struct model_config {
 
   [[nodiscard]] std::int64_t q_size() const { return num_heads * head_dim; }
   [[nodiscard]] std::int64_t kv_size() const { return num_kv_heads * head_dim; }
+
+  friend bool operator==(const model_config&, const model_config&) = default;
 };
 
 // Parses config.json text (4.x rope_theta/rope_scaling or 5.x rope_parameters forms).
 [[nodiscard]] result<model_config> parse_model_config(std::string_view json_text);
+// Same, with `source_name` (a file name) at the start of every error message.
+[[nodiscard]] result<model_config> parse_model_config(std::string_view json_text,
+                                                      std::string_view source_name);
 
 // Reads <dir>/config.json and, when present, <dir>/generation_config.json (eos ids).
 [[nodiscard]] result<model_config> load_model_config(const std::filesystem::path& dir);
