@@ -1,0 +1,42 @@
+#include "runtime/sampling/sampling_params.h"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+namespace pagedserve {
+namespace {
+
+// "<field> must be <rule>, got <value>" as an invalid_argument error.
+template <class T>
+[[nodiscard]] status invalid(const char* field, const char* rule, T value) {
+  std::ostringstream message;
+  message << field << " must be " << rule << ", got " << value;
+  return make_error(error_code::invalid_argument, message.str());
+}
+
+}  // namespace
+
+bool sampling_params::is_greedy() const { return temperature < k_greedy_temperature_epsilon; }
+
+status sampling_params::validate() const {
+  if (!std::isfinite(temperature) || temperature < 0.0f) {
+    return invalid("temperature", "a finite number >= 0", temperature);
+  }
+  if (!std::isfinite(top_p) || top_p <= 0.0f || top_p > 1.0f) {
+    return invalid("top_p", "in (0, 1]", top_p);
+  }
+  if (top_k < -1) {
+    return invalid("top_k", "-1 or 0 (disabled) or at least 1", top_k);
+  }
+  if (!std::isfinite(min_p) || min_p < 0.0f || min_p > 1.0f) {
+    return invalid("min_p", "in [0, 1]", min_p);
+  }
+  if (logprobs && (*logprobs < 0 || *logprobs > k_max_logprobs)) {
+    static_assert(k_max_logprobs == 20, "update the message below");
+    return invalid("logprobs", "in [0, 20]", *logprobs);
+  }
+  return status::success();
+}
+
+}  // namespace pagedserve
