@@ -1,0 +1,121 @@
+#pragma once
+// kv_cache_manager: the bookkeeping half of PagedAttention. Owns the block pool (free-block
+// queue, reference counts, prefix-cache hash map) and one append-only block table per
+// sequence. Pure bookkeeping: no KV memory lives here, so it is testable on any CPU.
+//
+// Lifecycle of a sequence:
+//   find_cached_prefix(tokens)            at admission: how much of the prompt is cached
+//   can_allocate / allocate_slots(...)    every step: room for the tokens scheduled now
+//   cache_full_blocks(seq, tokens, n)     once tokens are known: hash newly filled blocks
+//   free(seq)                             finish, cancel or preempt: tail blocks first
+//
+// A prefix_match is a snapshot: use it for the same sequence's allocate_slots before any
+// other allocate_slots call can evict its blocks (as vLLM's scheduler does: look up, then
+// allocate at once). Adopting a match whose blocks were evicted since aborts.
+//
+// Eviction order, reference counts and the collision-proof hit rule: free_block_queue.h,
+// kv_block.h and block_pool.h.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/core/ids.h"
+#include "runtime/core/types.h"
+#include "runtime/kv/block_hash.h"
+#include "runtime/kv/block_pool.h"
+
+namespace pagedserve::kv {
+
+struct kv_cache_config {
+  std::uint32_t num_blocks = 0;
+  std::uint32_t block_size = 16;
+  bool enable_prefix_caching = true;
+};
+
+// Result of a prefix-cache lookup: cached full blocks matching the start of a prompt.
+struct prefix_match {
+  std::vector<block_id> blocks;
+  std::uint32_t num_computed_tokens = 0;      // blocks.size() * block_size
+  std::uint64_t num_evictions_at_lookup = 0;  // the pool's eviction count when found
+};
+
+struct prefix_cache_stats {
+  std::uint64_t queries = 0;    // tokens looked up (as vLLM counts them)
+  std::uint64_t hits = 0;       // tokens found cached
+  std::uint64_t evictions = 0;  // cached blocks whose hash was dropped for reuse
+};
+
+class kv_cache_manager {
+ public:
+  explicit kv_cache_manager(kv_cache_config config);
+  // Test hook: a custom block hash (e.g. one that collides on purpose).
+  kv_cache_manager(kv_cache_config config, block_hash_fn hash_fn);
+
+  // Longest run of cached full blocks that prefixes `prompt`, leaving at least the last
+  // token to be computed (so there is a logit). Takes no references; counts a query
+  // (prompt tokens into stats().queries, matched tokens into hits). With prefix caching
+  // disabled it returns an empty match and counts nothing.
+  [[nodiscard]] prefix_match find_cached_prefix(std::span<const token_id> prompt,
+                                                std::uint64_t salt = 0);
+
+  // Whether `allocate_slots` would succeed for the same arguments.
+  [[nodiscard]] bool can_allocate(seq_id seq, std::uint32_t num_tokens_after_step,
+                                  const prefix_match* new_prefix = nullptr) const;
+
+  // Grows `seq`'s block table so it covers `num_tokens_after_step` tokens. On the first call
+  // `new_prefix` (if any) is adopted first: its blocks get a reference and leave the free
+  // queue. Returns false, changing nothing, when the pool cannot supply the blocks. "First"
+  // means while `seq` has no blocks (also after free: a preempted sequence starts over);
+  // later calls may pass the adopted prefix again or nothing, any other prefix aborts.
+  // Never shrinks a table: fewer tokens than it covers is a no-op returning true.
+  [[nodiscard]] bool allocate_slots(seq_id seq, std::uint32_t num_tokens_after_step,
+                                    const prefix_match* new_prefix = nullptr);
+
+  // Registers in the prefix cache every block of `seq` that is full within the first
+  // `num_computed_tokens` of `tokens` and not yet hashed. Hash chains parent + tokens.
+  void cache_full_blocks(seq_id seq, std::span<const token_id> tokens,
+                         std::uint32_t num_computed_tokens, std::uint64_t salt = 0);
+
+  // Releases every block of `seq`, tail first (so chain tails are evicted first), and forgets
+  // the sequence. A sequence that holds nothing (never allocated, already freed) is ignored.
+  void free(seq_id seq);
+
+  [[nodiscard]] std::span<const block_id> block_table(seq_id seq) const;
+  [[nodiscard]] std::uint32_t num_free_blocks() const;
+  [[nodiscard]] std::uint32_t num_blocks() const;
+  [[nodiscard]] std::uint32_t block_size() const;
+  [[nodiscard]] double usage() const;  // fraction of blocks referenced by some sequence
+  [[nodiscard]] const prefix_cache_stats& stats() const;
+
+  // Read-only view for tests and metrics: block records, free-queue order, invariants.
+  [[nodiscard]] const block_pool& pool() const { return pool_; }
+  // Aborts with context if the pool or any block table breaks an invariant, or if a cached
+  // block's stored tokens do not hash to the hash it is registered under.
+  void check_invariants() const;
+
+ private:
+  struct seq_state {
+    std::vector<block_id> blocks;  // append-only block table
+    // Leading blocks already registered in (or matched against) the prefix cache, and the
+    // registration representing the last of them: the parent of the next block to cache.
+    std::uint32_t num_cached_blocks = 0;
+    std::optional<chain_parent> chain_tail;
+  };
+
+  [[nodiscard]] std::uint32_t blocks_for(std::uint32_t num_tokens) const;
+  [[nodiscard]] std::uint32_t num_blocks_to_take(seq_id seq, std::uint32_t num_tokens_after_step,
+                                                 const prefix_match* new_prefix) const;
+  void check_prefix_fresh(const prefix_match& prefix) const;
+  void adopt_prefix(seq_state& state, const prefix_match& prefix);
+
+  kv_cache_config config_;
+  block_hash_fn hash_fn_;
+  block_pool pool_;
+  std::unordered_map<seq_id, seq_state> seqs_;
+  prefix_cache_stats stats_;
+};
+
+}  // namespace pagedserve::kv
