@@ -1,0 +1,46 @@
+#pragma once
+// fake_executor: stands in for the model in the simulator (see simulator.h). Its state comes
+// only from step plans, so it also checks that plans carry what an executor needs.
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/core/ids.h"
+#include "runtime/core/types.h"
+#include "runtime/sched/step_plan.h"
+
+namespace pagedserve::sched {
+
+class fake_executor {
+ public:
+  // `block_size` 0: plans carry no block tables (static allocator), nothing to check.
+  explicit fake_executor(std::uint32_t block_size) : block_size_(block_size) {}
+
+  [[nodiscard]] step_output run(const step_plan& plan);
+
+  // Plans that contradicted what this executor knew; 0 when the protocol holds.
+  [[nodiscard]] std::uint64_t num_protocol_errors() const { return num_protocol_errors_; }
+  [[nodiscard]] std::size_t num_sequences() const { return sequences_.size(); }
+
+  // The deterministic "model": next token of a context whose rolling hash is `hash`.
+  [[nodiscard]] static token_id next_token(std::uint64_t context_hash);
+  [[nodiscard]] static std::uint64_t extend_hash(std::uint64_t hash, token_id token);
+
+ private:
+  struct seq_state {
+    std::vector<token_id> tokens;
+    std::uint64_t hash = 0;  // over every token in `tokens`
+    std::uint32_t num_computed = 0;
+    std::size_t num_blocks = 0;
+  };
+
+  void load(const scheduled_sequence& entry);
+  void expect(bool condition) { num_protocol_errors_ += condition ? 0 : 1; }
+
+  std::uint32_t block_size_ = 0;
+  std::unordered_map<seq_id, seq_state> sequences_;
+  std::uint64_t num_protocol_errors_ = 0;
+};
+
+}  // namespace pagedserve::sched

@@ -1,0 +1,122 @@
+// scheduler: construction, admission of requests, cancellation and shared helpers.
+// The phases of schedule() live in scheduler_schedule.cpp, update_from_output() in
+// scheduler_update.cpp.
+
+#include "runtime/sched/scheduler.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "runtime/sched/sched_check.h"
+
+namespace pagedserve::sched {
+
+scheduler::scheduler(scheduler_config config, std::unique_ptr<kv_policy> kv)
+    : config_(config), kv_(std::move(kv)) {
+  const status valid = validate(config_);
+  sched_check(valid.ok(), valid.ok() ? "" : valid.err().message);
+  sched_check(kv_ != nullptr, "scheduler needs a kv_policy");
+}
+
+scheduler::~scheduler() = default;
+
+result<seq_id> scheduler::add_request(request_spec spec, double now) {
+  auto reject = [this](error_code code, std::string message) -> result<seq_id> {
+    ++totals_.num_rejected;
+    return make_error(code, std::move(message));
+  };
+  const std::uint64_t num_prompt = spec.prompt_token_ids.size();
+  const std::uint64_t num_max = num_prompt + spec.max_tokens;
+  const std::string which = "request " + std::to_string(spec.id.value()) + ": ";
+  if (num_prompt == 0) return reject(error_code::invalid_argument, which + "empty prompt");
+  if (spec.max_tokens == 0) return reject(error_code::invalid_argument, which + "max_tokens 0");
+  if (sequences_.contains(spec.id)) {
+    return reject(error_code::invalid_argument, which + "id already in use");
+  }
+  if (num_max > config_.max_model_len) {
+    return reject(error_code::capacity_exceeded,
+                  which + "prompt (" + std::to_string(num_prompt) + ") + max_tokens (" +
+                      std::to_string(spec.max_tokens) + ") exceeds max_model_len (" +
+                      std::to_string(config_.max_model_len) + ")");
+  }
+  if (num_max > kv_->max_tokens_per_sequence()) {
+    return reject(error_code::capacity_exceeded,
+                  which + "prompt + max_tokens (" + std::to_string(num_max) +
+                      " tokens) exceeds the whole KV cache (" +
+                      std::to_string(kv_->max_tokens_per_sequence()) + " tokens)");
+  }
+  const seq_id id{next_seq_++};
+  const request_id request = spec.id;
+  auto owned = std::make_unique<tracked>(sequence(id, std::move(spec)));
+  tracked& t = *owned;
+  sequences_.emplace(request, std::move(owned));
+  enqueue_waiting(t);
+  events_.emplace_back(request_arrived{stamp(t, next_step_, now)});
+  return id;
+}
+
+bool scheduler::cancel(request_id request, double now) {
+  const auto it = sequences_.find(request);
+  if (it == sequences_.end()) return false;
+  tracked& t = *it->second;
+  const sequence_status was = t.seq.status();
+  if (was == sequence_status::waiting || was == sequence_status::preempted) {
+    waiting_.erase(t.key);
+  }
+  finish(t, finish_reason::cancelled, now);
+  if (was == sequence_status::running) remove_running(t);
+  if (!step_in_flight_) retired_.clear();
+  return true;
+}
+
+std::vector<scheduler_event> scheduler::take_events() { return std::exchange(events_, {}); }
+
+std::uint32_t scheduler::num_running() const { return static_cast<std::uint32_t>(running_.size()); }
+
+std::uint32_t scheduler::num_waiting() const { return static_cast<std::uint32_t>(waiting_.size()); }
+
+const sequence* scheduler::find(request_id request) const {
+  const auto it = sequences_.find(request);
+  return it == sequences_.end() ? nullptr : &it->second->seq;
+}
+
+// Ends `t` for `reason`: its memory goes back at once, the executor hears of it in the next
+// plan, and it stays alive in retired_ until no pointer to it can remain.
+void scheduler::finish(tracked& t, finish_reason reason, double now) {
+  const bool was_running = t.seq.status() == sequence_status::running;
+  t.seq.finish(reason);
+  if (was_running) kv_->release(t.seq.id());
+  if (was_running) finished_since_plan_.push_back(t.seq.id());
+  ++totals_.num_finished;
+  if (reason == finish_reason::cancelled) ++totals_.num_cancelled;
+  events_.emplace_back(
+      request_finished{stamp(t, step_in_flight_ ? next_step_ - 1 : next_step_, now), reason,
+                       t.seq.num_output_tokens()});
+  const auto it = sequences_.find(t.seq.request());
+  retired_.push_back(std::move(it->second));
+  sequences_.erase(it);
+}
+
+void scheduler::enqueue_waiting(tracked& t) {
+  const bool fcfs = config_.policy == scheduling_policy::fcfs;
+  const bool preempted = t.seq.status() == sequence_status::preempted;
+  t.key = waiting_key{fcfs && preempted ? 0 : 1, fcfs ? 0 : t.seq.priority(), t.seq.arrival_time(),
+                      t.seq.id().value()};
+  const bool inserted = waiting_.emplace(t.key, &t).second;
+  sched_check(inserted, "sequence queued twice");
+}
+
+void scheduler::remove_running(const tracked& t) {
+  const auto it = std::find(running_.begin(), running_.end(), &t);
+  sched_check(it != running_.end(), "sequence not in the running list");
+  running_.erase(it);
+}
+
+event_stamp scheduler::stamp(const tracked& t, std::uint64_t step, double now) const {
+  return event_stamp{t.seq.request(), t.seq.id(), step, now};
+}
+
+}  // namespace pagedserve::sched

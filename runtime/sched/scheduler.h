@@ -1,0 +1,146 @@
+#pragma once
+// scheduler: the continuous-batching policy. Pure bookkeeping over a kv_policy; the caller
+// drives it one step at a time and supplies the time (no clocks inside):
+//
+//   add_request(spec, now)        -> seq id, or an error when the request can never fit
+//   schedule(now)                 -> step_plan (phase 1: running, phase 2: waiting)
+//   update_from_output(out, now)  appends sampled tokens, commits blocks, stops, releases
+//   cancel(request, now)          frees at once, waiting or running
+//
+// schedule() and update_from_output() strictly alternate: one step is in flight at a time.
+//
+// Phase 1 walks running sequences in admission order and gives each min(uncomputed tokens,
+// chunk limit, remaining budget). When the pool cannot supply a sequence's slots it preempts
+// (recompute) the last running sequence in policy order (lowest priority, newest) until the
+// slots fit or the sequence preempted itself. Phase 2 admits waiting sequences in policy
+// order while the sequence cap, the token budget and the watermark allow, and not at all
+// in a step that preempted (admitting then would only thrash).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "runtime/core/result.h"
+#include "runtime/sched/events.h"
+#include "runtime/sched/kv_policy.h"
+#include "runtime/sched/scheduler_config.h"
+#include "runtime/sched/sequence.h"
+#include "runtime/sched/step_plan.h"
+
+namespace pagedserve::sched {
+
+// Running totals since construction.
+struct scheduler_totals {
+  std::uint64_t num_steps = 0;
+  std::uint64_t num_admitted = 0;
+  std::uint64_t num_rejected = 0;
+  std::uint64_t num_finished = 0;  // including cancelled
+  std::uint64_t num_cancelled = 0;
+  std::uint64_t num_preemptions = 0;
+  std::uint64_t num_prefill_tokens = 0;  // recomputation after preemption included
+  std::uint64_t num_decode_tokens = 0;
+  std::uint64_t prefix_queries = 0;  // tokens of admitted sequences (prefix caching on)
+  std::uint64_t prefix_hits = 0;     // of which found in the prefix cache
+};
+
+class scheduler {
+ public:
+  // Aborts on an invalid config: callers validate() first to report it as a value.
+  scheduler(scheduler_config config, std::unique_ptr<kv_policy> kv);
+  ~scheduler();
+  scheduler(const scheduler&) = delete;
+  scheduler& operator=(const scheduler&) = delete;
+
+  // capacity_exceeded when prompt + max_tokens exceeds max_model_len or the whole KV memory;
+  // invalid_argument for an empty prompt, max_tokens 0 or a request id already in use.
+  [[nodiscard]] result<seq_id> add_request(request_spec spec, double now);
+  [[nodiscard]] step_plan schedule(double now);
+  void update_from_output(const step_output& output, double now);
+  // False when the request is unknown or already finished.
+  bool cancel(request_id request, double now);
+
+  // Events since the last call, in the order they happened.
+  [[nodiscard]] std::vector<scheduler_event> take_events();
+
+  [[nodiscard]] bool has_unfinished() const { return !sequences_.empty(); }
+  [[nodiscard]] std::uint32_t num_running() const;
+  [[nodiscard]] std::uint32_t num_waiting() const;
+  // Unfinished sequences only (finished ones are dropped at once).
+  [[nodiscard]] const sequence* find(request_id request) const;
+  [[nodiscard]] const scheduler_totals& totals() const { return totals_; }
+  [[nodiscard]] const scheduler_config& config() const { return config_; }
+  [[nodiscard]] const kv_policy& kv() const { return *kv_; }
+
+ private:
+  // Waiting order: (class, priority, arrival, seq). `class` puts preempted sequences first
+  // under fcfs; `priority` is 0 under fcfs.
+  using waiting_key = std::tuple<int, std::int64_t, double, std::uint64_t>;
+
+  struct tracked {
+    explicit tracked(sequence s) : seq(std::move(s)) {}
+    // Cached from the kv_policy after each admit/grow, so a step that needs no new memory
+    // makes no kv_policy call for this sequence.
+    std::uint64_t num_slots = 0;
+    std::uint32_t num_table_blocks = 0;
+    std::uint32_t num_scheduled = 0;  // this step (0 when not scheduled)
+    bool samples = false;
+    bool in_flight = false;  // part of the step whose output is awaited
+    sequence seq;            // its hot fields come first, right after these
+    waiting_key key{};
+  };
+
+  struct token_budget {
+    std::uint32_t num_left = 0;
+  };
+
+  // Phases of schedule().
+  void schedule_running(step_plan& plan, token_budget& budget, double now);
+  void schedule_waiting(step_plan& plan, token_budget& budget, double now);
+  void finish_plan(step_plan& plan);
+
+  [[nodiscard]] std::uint32_t num_tokens_to_schedule(const sequence& seq,
+                                                     const token_budget& budget) const;
+  // Grows `t` for `num_new` tokens, preempting victims; false when `t` itself was preempted.
+  bool make_room(tracked& t, std::uint32_t num_new, step_plan& plan, token_budget& budget,
+                 double now);
+  bool try_admit(tracked& t, step_plan& plan, token_budget& budget, double now);
+  void count_prefix_lookup(std::uint32_t num_tokens, std::uint32_t num_cached, step_stats& stats);
+  void add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_new,
+                   std::size_t num_blocks_before, step_plan& plan, token_budget& budget);
+
+  void refresh_allocation(tracked& t);
+  [[nodiscard]] tracked& pick_victim();
+  void preempt(tracked& victim, step_plan& plan, token_budget& budget, double now);
+  void unschedule(tracked& t, step_plan& plan, token_budget& budget);
+
+  // Phases of update_from_output().
+  void apply_sampled(tracked& t, token_id token, double now);
+  void finish(tracked& t, finish_reason reason, double now);
+  void drop_finished();
+
+  void enqueue_waiting(tracked& t);
+  void remove_running(const tracked& t);
+  [[nodiscard]] event_stamp stamp(const tracked& t, std::uint64_t step, double now) const;
+
+  scheduler_config config_;
+  std::unique_ptr<kv_policy> kv_;
+  std::unordered_map<request_id, std::unique_ptr<tracked>> sequences_;
+  std::vector<tracked*> running_;            // admission order
+  std::map<waiting_key, tracked*> waiting_;  // policy order
+  std::vector<tracked*> in_flight_;          // scheduled in the step awaiting output
+  std::vector<tracked*> running_snapshot_;   // scratch for schedule_running
+  // Finished sequences stay alive here until no pointer to them can remain (end of update).
+  std::vector<std::unique_ptr<tracked>> retired_;
+  std::vector<seq_id> finished_since_plan_;
+  std::vector<scheduler_event> events_;
+  std::uint64_t next_step_ = 0;
+  std::uint64_t next_seq_ = 0;
+  bool step_in_flight_ = false;
+  scheduler_totals totals_;
+};
+
+}  // namespace pagedserve::sched

@@ -1,0 +1,232 @@
+// scheduler::schedule(): phase 1 (running sequences), phase 2 (waiting sequences), then the
+// plan's statistics. Preemption lives here too: it only ever happens while building a plan.
+
+#include <algorithm>
+#include <utility>
+
+#include "runtime/sched/sched_check.h"
+#include "runtime/sched/scheduler.h"
+
+namespace pagedserve::sched {
+
+step_plan scheduler::schedule(double now) {
+  sched_check(!step_in_flight_, "schedule() called again before update_from_output()");
+  step_plan plan;
+  plan.step = next_step_;
+  plan.finished = std::exchange(finished_since_plan_, {});
+  plan.scheduled.reserve(running_.size() + 8);
+  in_flight_.clear();
+  token_budget budget{config_.max_num_batched_tokens};
+  schedule_running(plan, budget, now);
+  if (plan.preempted.empty()) schedule_waiting(plan, budget, now);
+  finish_plan(plan);
+  ++next_step_;
+  ++totals_.num_steps;
+  step_in_flight_ = true;
+  return plan;
+}
+
+// Tokens `seq` gets this step: its uncomputed tokens, capped by the chunk limit and the
+// budget. Every step at most one chunk, so a long prompt spreads over several steps.
+std::uint32_t scheduler::num_tokens_to_schedule(const sequence& seq,
+                                                const token_budget& budget) const {
+  std::uint32_t num_new = seq.num_uncomputed_tokens();
+  if (config_.long_prefill_token_threshold > 0) {
+    num_new = std::min(num_new, config_.long_prefill_token_threshold);
+  }
+  return std::min(num_new, budget.num_left);
+}
+
+// Phase 1. Iterates over a snapshot because preemption removes sequences from running_;
+// a sequence preempted earlier in this walk is skipped.
+void scheduler::schedule_running(step_plan& plan, token_budget& budget, double now) {
+  running_snapshot_.assign(running_.begin(), running_.end());
+  for (tracked* t : running_snapshot_) {
+    if (budget.num_left == 0) break;
+    if (t->seq.status() != sequence_status::running) continue;
+    const std::uint32_t num_new = num_tokens_to_schedule(t->seq, budget);
+    if (num_new == 0) continue;
+    const std::size_t num_blocks_before = t->num_table_blocks;
+    if (!make_room(*t, num_new, plan, budget, now)) continue;
+    add_to_plan(*t, schedule_kind::continuing, num_new, num_blocks_before, plan, budget);
+  }
+}
+
+bool scheduler::make_room(tracked& t, std::uint32_t num_new, step_plan& plan, token_budget& budget,
+                          double now) {
+  const std::uint32_t num_after = t.seq.num_computed_tokens() + num_new;
+  if (num_after <= t.num_slots) return true;
+  while (!kv_->grow(t.seq.id(), num_after)) {
+    tracked& victim = pick_victim();
+    preempt(victim, plan, budget, now);
+    if (&victim == &t) return false;
+  }
+  refresh_allocation(t);
+  return true;
+}
+
+void scheduler::refresh_allocation(tracked& t) {
+  t.num_slots = kv_->num_slots_allocated(t.seq.id());
+  t.num_table_blocks = static_cast<std::uint32_t>(kv_->block_table(t.seq.id()).size());
+}
+
+// The last running sequence in policy order: lowest priority (largest value) under the
+// priority policy, then newest arrival, then newest sequence id.
+scheduler::tracked& scheduler::pick_victim() {
+  sched_check(!running_.empty(), "preemption with nothing running");
+  const bool by_priority = config_.policy == scheduling_policy::priority;
+  auto order = [by_priority](const tracked* a, const tracked* b) {
+    const auto key = [by_priority](const tracked* t) {
+      return std::tuple(by_priority ? t->seq.priority() : 0, t->seq.arrival_time(),
+                        t->seq.id().value());
+    };
+    return key(a) < key(b);
+  };
+  return **std::max_element(running_.begin(), running_.end(), order);
+}
+
+// Recompute preemption: the victim's blocks go back to the pool (full ones stay in the prefix
+// cache), it keeps its generated tokens and waits to be admitted again.
+void scheduler::preempt(tracked& victim, step_plan& plan, token_budget& budget, double now) {
+  if (victim.num_scheduled > 0) unschedule(victim, plan, budget);
+  const std::uint32_t num_lost = victim.seq.num_computed_tokens();
+  kv_->release(victim.seq.id());
+  victim.num_slots = 0;
+  victim.num_table_blocks = 0;
+  remove_running(victim);
+  victim.seq.preempt();
+  enqueue_waiting(victim);
+  plan.preempted.push_back(victim.seq.id());
+  ++plan.stats.num_preemptions;
+  ++totals_.num_preemptions;
+  events_.emplace_back(request_preempted{stamp(victim, plan.step, now), num_lost});
+}
+
+// Takes an already scheduled victim back out of the plan (priority policy only: under fcfs
+// the victim always comes after the sequence being served).
+void scheduler::unschedule(tracked& t, step_plan& plan, token_budget& budget) {
+  const auto it = std::find_if(plan.scheduled.begin(), plan.scheduled.end(),
+                               [&t](const scheduled_sequence& s) { return s.seq == t.seq.id(); });
+  sched_check(it != plan.scheduled.end(), "scheduled sequence missing from the plan");
+  plan.scheduled.erase(it);
+  in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), &t));
+  t.in_flight = false;
+  budget.num_left += t.num_scheduled;
+  plan.num_batched_tokens -= t.num_scheduled;
+  t.num_scheduled = 0;
+  t.samples = false;
+}
+
+// Phase 2. Stops at the first sequence that cannot be admitted, so the policy order holds.
+void scheduler::schedule_waiting(step_plan& plan, token_budget& budget, double now) {
+  while (!waiting_.empty() && budget.num_left > 0 && running_.size() < config_.max_num_seqs) {
+    if (!try_admit(*waiting_.begin()->second, plan, budget, now)) break;
+  }
+}
+
+bool scheduler::try_admit(tracked& t, step_plan& plan, token_budget& budget, double now) {
+  const admission_lookup lookup = kv_->lookup_prefix(t.seq.all_token_ids());
+  const std::uint32_t num_uncomputed = t.seq.num_tokens() - lookup.num_cached_tokens;
+  std::uint32_t num_new = std::min(num_uncomputed, budget.num_left);
+  if (config_.long_prefill_token_threshold > 0) {
+    num_new = std::min(num_new, config_.long_prefill_token_threshold);
+  }
+  if (!config_.enable_chunked_prefill && num_new < num_uncomputed) return false;
+  const std::uint32_t num_after = lookup.num_cached_tokens + num_new;
+  // The watermark guards running sequences; with none running it could only block forever.
+  const double watermark = running_.empty() ? 0.0 : config_.watermark;
+  if (!kv_->can_admit(t.seq.id(), num_after, lookup, watermark)) return false;
+  const bool admitted = kv_->admit(t.seq.id(), num_after, lookup);
+  sched_check(admitted, "kv_policy admit failed after can_admit");
+  refresh_allocation(t);
+
+  const bool resumed = t.seq.status() == sequence_status::preempted;
+  waiting_.erase(t.key);
+  t.seq.start_running(lookup.num_cached_tokens);
+  running_.push_back(&t);
+  ++totals_.num_admitted;
+  count_prefix_lookup(t.seq.num_tokens(), lookup.num_cached_tokens, plan.stats);
+  if (resumed) {
+    events_.emplace_back(request_resumed{stamp(t, plan.step, now), lookup.num_cached_tokens});
+  } else {
+    events_.emplace_back(request_scheduled{stamp(t, plan.step, now), lookup.num_cached_tokens});
+  }
+  add_to_plan(t, resumed ? schedule_kind::resumed : schedule_kind::new_sequence, num_new, 0, plan,
+              budget);
+  return true;
+}
+
+// Prefix-cache figures count admissions, not lookups: the head of the waiting queue is
+// looked up again every step it fails to fit, which would inflate the queries.
+void scheduler::count_prefix_lookup(std::uint32_t num_tokens, std::uint32_t num_cached,
+                                    step_stats& stats) {
+  if (!config_.enable_prefix_caching) return;
+  stats.prefix_queries += num_tokens;
+  stats.prefix_hits += num_cached;
+  totals_.prefix_queries += num_tokens;
+  totals_.prefix_hits += num_cached;
+}
+
+// Appends `t`'s entry. New and resumed sequences carry all their data, continuing ones only
+// the blocks appended since `num_blocks_before`.
+void scheduler::add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_new,
+                            std::size_t num_blocks_before, step_plan& plan, token_budget& budget) {
+  const sequence& seq = t.seq;
+  scheduled_sequence entry;
+  entry.seq = seq.id();
+  entry.request = seq.request();
+  entry.kind = kind;
+  entry.first_position = seq.num_computed_tokens();
+  entry.num_scheduled_tokens = num_new;
+  entry.samples = seq.num_computed_tokens() + num_new == seq.num_tokens();
+  if (t.num_table_blocks > num_blocks_before) {
+    const std::span<const block_id> table = kv_->block_table(seq.id());
+    entry.block_ids.assign(table.begin() + static_cast<std::ptrdiff_t>(num_blocks_before),
+                           table.end());
+  }
+  if (kind != schedule_kind::continuing) {
+    entry.token_ids.assign(seq.all_token_ids().begin(), seq.all_token_ids().end());
+  }
+  t.num_scheduled = num_new;
+  t.samples = entry.samples;
+  t.in_flight = true;
+  in_flight_.push_back(&t);
+  budget.num_left -= num_new;
+  plan.num_batched_tokens += num_new;
+  plan.scheduled.push_back(std::move(entry));
+}
+
+// Statistics of the finished plan.
+void scheduler::finish_plan(step_plan& plan) {
+  step_stats& stats = plan.stats;
+  stats.step = plan.step;
+  stats.num_running = static_cast<std::uint32_t>(running_.size());
+  stats.num_scheduled = static_cast<std::uint32_t>(plan.scheduled.size());
+  stats.num_waiting = static_cast<std::uint32_t>(waiting_.size());
+  stats.num_batched_tokens = plan.num_batched_tokens;
+  stats.kv_usage = kv_->usage();
+  sched_check(in_flight_.size() == plan.scheduled.size(), "in-flight list out of step");
+  for (std::size_t i = 0; i < plan.scheduled.size(); ++i) {
+    const scheduled_sequence& entry = plan.scheduled[i];
+    const tracked& t = *in_flight_[i];
+    // A decode feeds back the one sampled token that is not yet computed.
+    const bool decode = entry.num_scheduled_tokens == 1 &&
+                        entry.first_position + 1 == t.seq.num_tokens() &&
+                        entry.first_position >= t.seq.num_prompt_tokens();
+    stats.num_prefill_tokens += entry.num_scheduled_tokens - (decode ? 1 : 0);
+    totals_.num_decode_tokens += decode ? 1 : 0;
+    stats.num_kv_tokens_held += entry.first_position + entry.num_scheduled_tokens;
+    stats.num_kv_slots_allocated += t.num_slots;
+  }
+  // Running sequences left out of this step (budget spent) hold KV too; usually none.
+  if (running_.size() > in_flight_.size()) {
+    for (const tracked* t : running_) {
+      if (t->num_scheduled > 0) continue;
+      stats.num_kv_tokens_held += t->seq.num_computed_tokens();
+      stats.num_kv_slots_allocated += t->num_slots;
+    }
+  }
+  totals_.num_prefill_tokens += stats.num_prefill_tokens;
+}
+
+}  // namespace pagedserve::sched

@@ -1,0 +1,99 @@
+#pragma once
+// sequence: one request's generation state as the scheduler sees it. There are no prefill or
+// decode phases: a sequence has `num_tokens` known tokens (prompt + outputs) of which the
+// first `num_computed_tokens` have their KV in the cache; each step it is scheduled some of
+// the rest. It samples a token when a step's last scheduled position is its last known token.
+//
+//   tokens:   [ p0 p1 ... p(P-1) | o0 o1 ... o(k-1) ]      num_tokens = P + k
+//   computed: [ ............ num_computed_tokens ..)       always <= num_tokens
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/ids.h"
+#include "runtime/core/types.h"
+
+namespace pagedserve::sched {
+
+enum class sequence_status { waiting, running, preempted, finished };
+
+enum class finish_reason {
+  stopped,    // EOS or one of the request's stop token ids
+  length,     // max_tokens reached
+  cancelled,  // cancel() by the caller
+};
+
+[[nodiscard]] std::string_view to_string(sequence_status status);
+[[nodiscard]] std::string_view to_string(finish_reason reason);
+
+// What the caller asks for; the scheduler checks it in add_request.
+struct request_spec {
+  request_id id;
+  std::vector<token_id> prompt_token_ids;
+  std::uint32_t max_tokens = 16;
+  std::int32_t priority = 0;             // smaller is served first under the priority policy
+  double arrival_time = 0.0;             // caller's clock, seconds; no clocks inside
+  std::optional<token_id> eos_token_id;  // ends generation unless ignore_eos
+  bool ignore_eos = false;
+  std::vector<token_id> stop_token_ids;  // end generation (even with ignore_eos)
+};
+
+class sequence {
+ public:
+  sequence(seq_id seq, request_spec spec);
+
+  [[nodiscard]] seq_id id() const { return id_; }
+  [[nodiscard]] request_id request() const { return request_; }
+  [[nodiscard]] const request_spec& spec() const { return spec_; }
+  [[nodiscard]] std::int32_t priority() const { return spec_.priority; }
+  [[nodiscard]] double arrival_time() const { return spec_.arrival_time; }
+
+  [[nodiscard]] std::span<const token_id> all_token_ids() const { return tokens_; }
+  [[nodiscard]] std::span<const token_id> prompt_token_ids() const;
+  [[nodiscard]] std::span<const token_id> output_token_ids() const;
+  [[nodiscard]] std::uint32_t num_tokens() const;
+  [[nodiscard]] std::uint32_t num_prompt_tokens() const { return num_prompt_tokens_; }
+  [[nodiscard]] std::uint32_t num_output_tokens() const;
+  [[nodiscard]] std::uint32_t num_computed_tokens() const { return num_computed_tokens_; }
+  [[nodiscard]] std::uint32_t num_uncomputed_tokens() const;
+  // Tokens this sequence may ever hold: prompt + max_tokens.
+  [[nodiscard]] std::uint32_t max_num_tokens() const;
+
+  [[nodiscard]] sequence_status status() const { return status_; }
+  [[nodiscard]] std::optional<finish_reason> reason() const { return reason_; }
+  [[nodiscard]] bool is_finished() const { return status_ == sequence_status::finished; }
+  [[nodiscard]] std::uint32_t num_preemptions() const { return num_preemptions_; }
+  [[nodiscard]] bool was_ever_scheduled() const { return was_ever_scheduled_; }
+
+  // Transitions; each aborts when called from a state it does not expect.
+  void start_running(std::uint32_t num_cached_tokens);  // waiting/preempted -> running
+  void advance_computed(std::uint32_t num_tokens);      // after a step ran
+  void append_output(token_id token);
+  void preempt();  // running -> preempted, num_computed_tokens back to 0 (recompute)
+  void finish(finish_reason reason);
+
+  // The stop condition after `token` was appended, if any.
+  [[nodiscard]] std::optional<finish_reason> check_stop(token_id token) const;
+
+ private:
+  // Hot fields first: a decode step reads and writes only these, and with a thousand
+  // sequences the cache lines touched per sequence decide the step time.
+  std::vector<token_id> tokens_;  // prompt then outputs; spec_.prompt_token_ids is emptied
+  std::uint32_t num_prompt_tokens_ = 0;
+  std::uint32_t num_computed_tokens_ = 0;
+  std::uint32_t max_tokens_ = 0;  // copy of spec_.max_tokens
+  sequence_status status_ = sequence_status::waiting;
+  bool may_stop_on_token_ = false;  // an EOS that counts, or stop token ids
+  bool was_ever_scheduled_ = false;
+  seq_id id_;
+  request_id request_;  // copy of spec_.id
+  // Cold.
+  request_spec spec_;
+  std::optional<finish_reason> reason_;
+  std::uint32_t num_preemptions_ = 0;
+};
+
+}  // namespace pagedserve::sched

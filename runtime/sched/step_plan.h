@@ -1,0 +1,63 @@
+#pragma once
+// step_plan: what one forward pass computes, built by scheduler::schedule(); step_output:
+// what it sampled, handed back to scheduler::update_from_output().
+//
+// Messages are deltas: a sequence that is new (or resumed after a preemption) is sent with
+// all its known tokens and its whole block table once; afterwards it is `continuing` and
+// only the blocks appended this step are sent (the executor already holds its tokens,
+// including every token it sampled).
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/core/ids.h"
+#include "runtime/core/types.h"
+#include "runtime/sched/events.h"
+
+namespace pagedserve::sched {
+
+enum class schedule_kind {
+  new_sequence,  // first time scheduled: full data
+  resumed,       // first step after a preemption: full data again (recompute)
+  continuing,    // deltas only
+};
+
+struct scheduled_sequence {
+  seq_id seq;
+  request_id request;
+  schedule_kind kind = schedule_kind::continuing;
+  std::uint32_t first_position = 0;  // == num_computed_tokens before the step
+  std::uint32_t num_scheduled_tokens = 0;
+  // True when the step's last scheduled position is the sequence's last known token, so
+  // the step yields a logit to sample from; false for a non-final prefill chunk.
+  bool samples = false;
+  // new_sequence/resumed: every known token (prompt + outputs so far). continuing: empty.
+  std::vector<token_id> token_ids;
+  // new_sequence/resumed: the whole block table. continuing: blocks appended this step.
+  // Empty under the static allocator, which places a sequence in one contiguous region.
+  std::vector<block_id> block_ids;
+};
+
+struct step_plan {
+  std::uint64_t step = 0;
+  std::vector<scheduled_sequence> scheduled;  // running ones first, then admitted ones
+  std::vector<seq_id> preempted;  // preempted while building this plan: drop their state
+  std::vector<seq_id> finished;   // finished or cancelled since the previous plan
+  std::uint32_t num_batched_tokens = 0;
+  step_stats stats;
+
+  [[nodiscard]] bool empty() const { return scheduled.empty(); }
+};
+
+struct sampled_token {
+  seq_id seq;
+  token_id token = 0;
+};
+
+// One sampled token per scheduled sequence with `samples`, in the plan's order.
+struct step_output {
+  std::uint64_t step = 0;
+  std::vector<sampled_token> sampled;
+};
+
+}  // namespace pagedserve::sched
