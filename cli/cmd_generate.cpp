@@ -1,0 +1,231 @@
+// pagedserve generate: runs one prompt (token ids) through the model and prints the
+// generated token ids. Exercises the whole forward path without a server: config, weights,
+// backend, paged KV cache, sampler. With no model given it runs the built-in demo model.
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "kernels/cpu/cpu_backend.h"
+#include "runtime/forward/model_forward.h"
+#include "runtime/model/checkpoint.h"
+#include "runtime/model/demo_model.h"
+#include "runtime/sampling/sampler.h"
+
+namespace pagedserve::cli {
+namespace {
+
+struct generate_options {
+  std::string model_dir;
+  std::string model_config_file;
+  std::string load_format = "auto";
+  std::string backend = "cpu";
+  std::vector<token_id> prompt_ids;
+  std::int64_t max_tokens = 16;
+  std::int64_t block_size = 16;
+  sampling_params sampling;
+  std::optional<std::uint64_t> seed;
+  bool ignore_eos = false;
+  bool json = false;
+};
+
+struct loaded_model {
+  model_config config;
+  checkpoint weights;
+};
+
+using clock_type = std::chrono::steady_clock;
+
+double ms_since(clock_type::time_point start) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
+
+result<model_config> read_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(error_code::io_error, "cannot open model config " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_model_config(text.str(), path);
+}
+
+// --model-config FILE: dummy weights; --model DIR: DIR's config, weights per --load-format;
+// neither: the demo model.
+result<loaded_model> load_model(const generate_options& opt) {
+  if (!opt.model_config_file.empty()) {
+    auto config = read_config_file(opt.model_config_file);
+    if (!config) return config.err();
+    return loaded_model{*config, make_dummy_checkpoint(*config, 0)};
+  }
+  if (opt.model_dir.empty()) {
+    spdlog::info(
+        "no --model given: running the built-in demo model '{}' (random weights); "
+        "point --model at a HF checkpoint folder (config.json + *.safetensors) to run "
+        "a real one",
+        demo_model_name);
+    model_config config = demo_model_config();
+    return loaded_model{config, make_dummy_checkpoint(config, 0)};
+  }
+  auto config = load_model_config(opt.model_dir);
+  if (!config) return config.err();
+  if (opt.load_format == "dummy") return loaded_model{*config, make_dummy_checkpoint(*config, 0)};
+  auto weights = load_safetensors_checkpoint(opt.model_dir, *config);
+  if (!weights) return weights.err();
+  return loaded_model{*config, std::move(*weights)};
+}
+
+status check_request(const generate_options& opt, const model_config& config) {
+  if (opt.prompt_ids.empty()) {
+    return make_error(error_code::invalid_argument, "--prompt-ids must name at least one token");
+  }
+  for (token_id id : opt.prompt_ids) {
+    if (id < 0 || id >= config.vocab_size) {
+      return make_error(error_code::invalid_argument, "prompt token id " + std::to_string(id) +
+                                                          " is outside the vocabulary [0, " +
+                                                          std::to_string(config.vocab_size) + ")");
+    }
+  }
+  if (opt.max_tokens < 1)
+    return make_error(error_code::invalid_argument, "--max-tokens must be >= 1");
+  if (opt.block_size < 1)
+    return make_error(error_code::invalid_argument, "--block-size must be >= 1");
+  if (opt.backend != "cpu") {
+    return make_error(error_code::unsupported,
+                      "backend '" + opt.backend + "' is not available; use cpu");
+  }
+  return opt.sampling.validate();
+}
+
+struct generation {
+  std::vector<token_id> token_ids;
+  std::string finish_reason = "length";
+  double prefill_ms = 0.0;
+  double decode_ms = 0.0;
+};
+
+generation run_generation(forward::model_forward& fwd, const generate_options& opt) {
+  const model_config& config = fwd.config();
+  const std::int64_t max_len = static_cast<std::int64_t>(opt.prompt_ids.size()) + opt.max_tokens;
+  const std::int64_t num_blocks = (max_len + opt.block_size - 1) / opt.block_size;
+  forward::paged_kv_cache cache(
+      fwd.backend(), forward::kv_cache_layout::for_model(config, num_blocks, opt.block_size));
+  std::vector<block_id> table;  // one sequence: blocks 0, 1, 2, ... in order
+  for (std::int64_t b = 0; b < num_blocks; ++b) table.emplace_back(static_cast<std::uint32_t>(b));
+
+  std::vector<token_id> tokens = opt.prompt_ids;
+  sampler_state state = sampler_state::create(opt.sampling, 0);
+  generation gen;
+  std::int64_t num_computed = 0;
+  auto start = clock_type::now();
+  while (true) {
+    forward::forward_batch batch;
+    batch.sequences.push_back(
+        {std::span<const token_id>(tokens).subspan(static_cast<std::size_t>(num_computed)),
+         num_computed, table});
+    const forward::forward_output out = fwd.run(batch, cache);
+    num_computed = static_cast<std::int64_t>(tokens.size());
+    const token_id next = sample(out.last(0), opt.sampling, state);
+    (gen.token_ids.empty() ? gen.prefill_ms : gen.decode_ms) += ms_since(start);
+    start = clock_type::now();
+    gen.token_ids.push_back(next);
+    tokens.push_back(next);
+    const bool is_eos = std::find(config.eos_token_ids.begin(), config.eos_token_ids.end(), next) !=
+                        config.eos_token_ids.end();
+    if (is_eos && !opt.ignore_eos) {
+      gen.finish_reason = "stop";
+      break;
+    }
+    if (static_cast<std::int64_t>(gen.token_ids.size()) >= opt.max_tokens) break;
+  }
+  return gen;
+}
+
+void print_result(const generate_options& opt, const model_config& config, const generation& gen) {
+  const auto num_decode = static_cast<double>(gen.token_ids.size() - 1);
+  const double decode_tps = gen.decode_ms > 0.0 ? num_decode * 1000.0 / gen.decode_ms : 0.0;
+  if (!opt.json) {
+    std::string ids;
+    for (token_id id : gen.token_ids) {
+      if (!ids.empty()) ids += ',';
+      ids += std::to_string(id);
+    }
+    std::printf("%s\n", ids.c_str());
+    spdlog::info("{} tokens ({}), prefill {:.1f} ms, decode {:.1f} tokens/s", gen.token_ids.size(),
+                 gen.finish_reason, gen.prefill_ms, decode_tps);
+    return;
+  }
+  boost::json::object out;
+  out["model"] = config.name;
+  out["prompt_token_ids"] = boost::json::value_from(opt.prompt_ids);
+  out["token_ids"] = boost::json::value_from(gen.token_ids);
+  out["finish_reason"] = gen.finish_reason;
+  out["num_prompt_tokens"] = opt.prompt_ids.size();
+  out["num_generated_tokens"] = gen.token_ids.size();
+  out["prefill_ms"] = gen.prefill_ms;
+  out["decode_ms"] = gen.decode_ms;
+  out["decode_tokens_per_s"] = decode_tps;
+  std::printf("%s\n", boost::json::serialize(out).c_str());
+}
+
+void add_options(CLI::App& app, generate_options& opt) {
+  app.add_option("--model", opt.model_dir, "HF checkpoint folder (config.json + *.safetensors)");
+  app.add_option("--model-config", opt.model_config_file, "config.json to run with dummy weights");
+  app.add_option("--load-format", opt.load_format, "auto: safetensors; dummy: random weights")
+      ->check(CLI::IsMember({"auto", "dummy"}));
+  app.add_option("--prompt-ids", opt.prompt_ids, "prompt token ids, e.g. 1,2,3")
+      ->required()
+      ->delimiter(',');
+  app.add_option("--max-tokens", opt.max_tokens, "tokens to generate at most");
+  app.add_option("--temperature", opt.sampling.temperature, "0 = greedy");
+  app.add_option("--top-p", opt.sampling.top_p);
+  app.add_option("--top-k", opt.sampling.top_k);
+  app.add_option("--seed", opt.seed, "sampling seed");
+  app.add_flag("--ignore-eos", opt.ignore_eos, "keep generating past EOS tokens");
+  app.add_option("--backend", opt.backend, "compute backend")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--block-size", opt.block_size, "KV cache block size in tokens");
+  app.add_flag("--json", opt.json, "print one JSON object on stdout");
+}
+
+int run_generate(int argc, char** argv) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt("generate"));
+  CLI::App app("Generate tokens for one prompt of token ids", "pagedserve generate");
+  generate_options opt;
+  add_options(app, opt);
+  CLI11_PARSE(app, argc, argv);
+  opt.sampling.seed = opt.seed;
+
+  auto model = load_model(opt);
+  if (!model) {
+    spdlog::error("cannot load the model: {}", model.err().message);
+    return 1;
+  }
+  if (const status s = check_request(opt, model->config); !s) {
+    spdlog::error("{}", s.err().message);
+    return 2;
+  }
+  auto backend = kernels::make_cpu_backend();
+  auto weights = forward::upload_model_weights(*backend, model->config, model->weights);
+  if (!weights) {
+    spdlog::error("cannot load the weights: {}", weights.err().message);
+    return 1;
+  }
+  forward::model_forward fwd(*backend, model->config, std::move(*weights));
+  print_result(opt, model->config, run_generation(fwd, opt));
+  return 0;
+}
+
+const command_registration registration{
+    {"generate", "generate tokens for a prompt of token ids (CPU forward)", &run_generate}};
+
+}  // namespace
+}  // namespace pagedserve::cli

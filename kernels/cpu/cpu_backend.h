@@ -1,0 +1,38 @@
+#pragma once
+// cpu_backend: the reference backend. Host memory, fp32 weights and activations (bf16 and
+// f16 checkpoints are widened once, at upload). Every op finishes before it returns.
+
+#include <memory>
+
+#include "kernels/backend.h"
+
+namespace pagedserve::kernels {
+
+class cpu_backend final : public backend {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "cpu"; }
+  [[nodiscard]] dtype compute_type() const override { return dtype::f32; }
+
+  [[nodiscard]] buffer allocate(dtype type, std::initializer_list<std::int64_t> shape) override;
+  void fill_zero(const tensor& dst) override;
+  void copy_from_host(const tensor& dst, const void* src) override;
+  void copy_to_host(void* dst, const tensor& src) override;
+  void upload_f32(const tensor& dst, std::span<const float> src) override;
+
+  void embedding(const embedding_params& p) override;
+  void rms_norm(const rms_norm_params& p) override;
+  void add_rms_norm(const add_rms_norm_params& p) override;
+  void linear(const linear_params& p) override;
+  void rope(const rope_params& p) override;
+  void kv_write(const kv_write_params& p) override;
+  void paged_attention(const paged_attention_params& p) override;
+  void silu_mul(const silu_mul_params& p) override;
+  void gather_rows(const gather_rows_params& p) override;
+  void add(const add_params& p) override;
+
+  void synchronize() override {}
+};
+
+[[nodiscard]] std::unique_ptr<backend> make_cpu_backend();
+
+}  // namespace pagedserve::kernels

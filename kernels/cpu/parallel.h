@@ -1,0 +1,15 @@
+#pragma once
+// When a CPU op's loop is worth an OpenMP team. Small loops run on the calling thread:
+// waking the team costs microseconds, and on a busy machine a descheduled team member
+// stalls the whole region, so only work of roughly a millisecond or more is split.
+
+#include <cstdint>
+
+namespace pagedserve::kernels::cpu {
+
+// Element-wise and row ops (norms, rope, silu_mul): elements touched.
+inline constexpr std::int64_t min_parallel_elements = std::int64_t{1} << 17;
+// Attention: multiply-adds (query rows x heads x keys x head_dim).
+inline constexpr std::int64_t min_parallel_flops = std::int64_t{1} << 21;
+
+}  // namespace pagedserve::kernels::cpu

@@ -1,0 +1,103 @@
+#pragma once
+// Parameters of every op of the backend interface. Tensors are views of memory owned by
+// the backend that runs the op; shapes are checked by the backend. "n" is the number of
+// tokens of the flattened batch; index tensors (ids, positions, slots, tables) are i32.
+
+#include <cstdint>
+
+#include "kernels/tensor.h"
+
+namespace pagedserve::kernels {
+
+// out[n, hidden] = table[ids[i], :]
+struct embedding_params {
+  tensor out;
+  tensor table;  // [vocab, hidden]
+  tensor ids;    // [n] i32
+};
+
+// out[r, :] = x[r, :] / sqrt(mean(x[r, :]^2) + eps) * weight, over rows of length
+// weight.numel(). A per-head norm (qwen3 q_norm / k_norm) is the same op on a view of
+// shape [n * heads, head_dim]. out may alias x.
+struct rms_norm_params {
+  tensor out;
+  tensor x;
+  tensor weight;
+  float eps = 1e-6F;
+};
+
+// residual += x; out = rms_norm(residual) (the pre-norm of the next sub-layer).
+struct add_rms_norm_params {
+  tensor residual;  // [n, hidden], updated in place
+  tensor x;         // [n, hidden]
+  tensor out;       // [n, hidden]
+  tensor weight;    // [hidden]
+  float eps = 1e-6F;
+};
+
+// out[n, out_features] = x[n, in] @ weight[out_features, in]^T (+ bias). x and weight are
+// in the backend's compute type; out is too, or f32 (the logits are always f32).
+struct linear_params {
+  tensor out;
+  tensor x;
+  tensor weight;
+  tensor bias;  // [out_features] or empty
+};
+
+// Rotary embedding in place, rotate-half (GPT-NeoX) layout as HF Llama/Qwen use:
+// for i < d/2, (x[i], x[i + d/2]) is rotated by angle positions[t] * inv_freq[i].
+struct rope_params {
+  tensor x;          // [n, heads, head_dim]
+  tensor positions;  // [n] i32
+  tensor inv_freq;   // [head_dim / 2] f32, scaling (linear, llama3) already applied
+};
+
+// Paged cache layout per layer: [num_blocks, block_size, num_kv_heads, head_dim].
+// key_cache[slot_mapping[t]] = key[t] (same for value); slot = block * block_size + offset.
+struct kv_write_params {
+  tensor key_cache;
+  tensor value_cache;
+  tensor key;           // [n, num_kv_heads, head_dim]
+  tensor value;         // [n, num_kv_heads, head_dim]
+  tensor slot_mapping;  // [n] i32
+};
+
+// Causal attention of a flattened batch over the paged cache. Sequence s owns query rows
+// [query_start[s], query_start[s + 1]); they are its last tokens, so the row at offset j of
+// a sequence with q new tokens sits at position context_lens[s] - q + j and attends to
+// cached positions 0..that position. Covers prefill chunks and decodes in one call.
+// Query head h reads KV head h / (num_heads / num_kv_heads) (GQA).
+struct paged_attention_params {
+  tensor out;           // [n, num_heads, head_dim]
+  tensor query;         // [n, num_heads, head_dim]
+  tensor key_cache;     // [num_blocks, block_size, num_kv_heads, head_dim]
+  tensor value_cache;   // same
+  tensor query_start;   // [num_seqs + 1] i32, query_start[0] == 0, last == n
+  tensor context_lens;  // [num_seqs] i32: tokens in the cache after this step's writes
+  tensor block_tables;  // [num_seqs, max_blocks_per_seq] i32
+  float scale = 1.0F;
+  std::int32_t max_context_len = 0;  // host-side bound, for launch geometry
+};
+
+// out = silu(gate) * up, element-wise.
+struct silu_mul_params {
+  tensor out;
+  tensor gate;
+  tensor up;
+};
+
+// out[i, :] = x[indices[i], :]
+struct gather_rows_params {
+  tensor out;
+  tensor x;
+  tensor indices;  // [m] i32
+};
+
+// out = a + b, element-wise; out may alias a or b.
+struct add_params {
+  tensor out;
+  tensor a;
+  tensor b;
+};
+
+}  // namespace pagedserve::kernels

@@ -1,0 +1,46 @@
+#pragma once
+// forward_batch: one forward call's work, a flattened batch. Each sequence brings the
+// tokens it computes now (a whole prompt, a prefill chunk or one decode token), how many of
+// its tokens are already in the KV cache, and its block table. Prefill chunks and decodes
+// mix freely. forward_output returns the logits of each sequence's last new token, and on
+// request every new token's logits (tests compare positions with the reference).
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "runtime/core/ids.h"
+#include "runtime/core/types.h"
+
+namespace pagedserve::forward {
+
+struct sequence_step {
+  std::span<const token_id> new_token_ids;  // at least one
+  std::int64_t num_computed_tokens = 0;     // = position of new_token_ids[0]
+  // Must cover positions [0, num_computed_tokens + new_token_ids.size()).
+  std::span<const block_id> block_table;
+};
+
+struct forward_batch {
+  std::vector<sequence_step> sequences;
+  bool return_all_logits = false;
+};
+
+struct forward_output {
+  std::int64_t vocab_size = 0;
+  std::vector<float> last_logits;  // [num_sequences, vocab]
+  std::vector<float> all_logits;   // [num_tokens, vocab] in batch order, when requested
+
+  [[nodiscard]] std::span<const float> last(std::size_t sequence) const {
+    return std::span<const float>(last_logits)
+        .subspan(sequence * static_cast<std::size_t>(vocab_size),
+                 static_cast<std::size_t>(vocab_size));
+  }
+  [[nodiscard]] std::span<const float> row(std::size_t token) const {
+    return std::span<const float>(all_logits)
+        .subspan(token * static_cast<std::size_t>(vocab_size),
+                 static_cast<std::size_t>(vocab_size));
+  }
+};
+
+}  // namespace pagedserve::forward

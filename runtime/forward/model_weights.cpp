@@ -1,0 +1,107 @@
+#include "runtime/forward/model_weights.h"
+
+#include <optional>
+#include <string>
+
+#include "runtime/forward/rope_frequencies.h"
+#include "runtime/model/safetensors_file.h"
+#include "runtime/model/weight_names.h"
+
+namespace pagedserve::forward {
+namespace {
+
+using kernels::buffer;
+
+// Uploads tensors one by one and remembers the first failure, so the layer loop below
+// reads as a list of names.
+class uploader {
+ public:
+  uploader(kernels::backend& backend, const checkpoint& weights)
+      : backend_(backend), weights_(weights) {}
+
+  buffer take(const std::string& name, std::int64_t rows, std::int64_t cols = 0) {
+    if (error_) return {};
+    const host_tensor* t = weights_.find(name);
+    if (t == nullptr) return fail(error_code::not_found, "missing tensor " + name);
+    const std::vector<std::int64_t> want =
+        cols == 0 ? std::vector<std::int64_t>{rows} : std::vector<std::int64_t>{rows, cols};
+    if (t->shape != want) {
+      return fail(error_code::invalid_argument, "tensor " + name + " has shape " +
+                                                    shape_to_string(t->shape) + ", expected " +
+                                                    shape_to_string(want));
+    }
+    buffer b = cols == 0 ? backend_.allocate(backend_.compute_type(), {rows})
+                         : backend_.allocate(backend_.compute_type(), {rows, cols});
+    host_f32_.resize(static_cast<std::size_t>(t->numel()));
+    convert_to_f32(*t, host_f32_);
+    backend_.upload_f32(b.view(), host_f32_);
+    return b;
+  }
+
+  buffer take_if(bool present, const std::string& name, std::int64_t rows, std::int64_t cols = 0) {
+    return present ? take(name, rows, cols) : buffer{};
+  }
+
+  [[nodiscard]] const std::optional<error>& first_error() const { return error_; }
+
+ private:
+  buffer fail(error_code code, std::string message) {
+    error_ = make_error(code, std::move(message));
+    return {};
+  }
+
+  kernels::backend& backend_;
+  const checkpoint& weights_;
+  std::vector<float> host_f32_;  // reused conversion scratch
+  std::optional<error> error_;
+};
+
+layer_weights take_layer(uploader& up, const model_config& c, std::int64_t layer) {
+  auto name = [layer](const char* suffix) { return layer_tensor_name(layer, suffix); };
+  const std::int64_t hidden = c.hidden_size;
+  layer_weights w;
+  w.input_norm = up.take(name("input_layernorm.weight"), hidden);
+  w.q_proj = up.take(name("self_attn.q_proj.weight"), c.q_size(), hidden);
+  w.k_proj = up.take(name("self_attn.k_proj.weight"), c.kv_size(), hidden);
+  w.v_proj = up.take(name("self_attn.v_proj.weight"), c.kv_size(), hidden);
+  w.q_bias = up.take_if(c.qkv_bias, name("self_attn.q_proj.bias"), c.q_size());
+  w.k_bias = up.take_if(c.qkv_bias, name("self_attn.k_proj.bias"), c.kv_size());
+  w.v_bias = up.take_if(c.qkv_bias, name("self_attn.v_proj.bias"), c.kv_size());
+  w.q_norm = up.take_if(c.qk_norm, name("self_attn.q_norm.weight"), c.head_dim);
+  w.k_norm = up.take_if(c.qk_norm, name("self_attn.k_norm.weight"), c.head_dim);
+  w.o_proj = up.take(name("self_attn.o_proj.weight"), hidden, c.q_size());
+  w.o_bias = up.take_if(c.o_proj_bias, name("self_attn.o_proj.bias"), hidden);
+  w.post_attention_norm = up.take(name("post_attention_layernorm.weight"), hidden);
+  w.gate_proj = up.take(name("mlp.gate_proj.weight"), c.intermediate_size, hidden);
+  w.up_proj = up.take(name("mlp.up_proj.weight"), c.intermediate_size, hidden);
+  w.down_proj = up.take(name("mlp.down_proj.weight"), hidden, c.intermediate_size);
+  w.gate_bias = up.take_if(c.mlp_bias, name("mlp.gate_proj.bias"), c.intermediate_size);
+  w.up_bias = up.take_if(c.mlp_bias, name("mlp.up_proj.bias"), c.intermediate_size);
+  w.down_bias = up.take_if(c.mlp_bias, name("mlp.down_proj.bias"), hidden);
+  return w;
+}
+
+}  // namespace
+
+result<model_weights> upload_model_weights(kernels::backend& backend, const model_config& config,
+                                           const checkpoint& weights) {
+  uploader up(backend, weights);
+  model_weights w;
+  w.embed_tokens = up.take("model.embed_tokens.weight", config.vocab_size, config.hidden_size);
+  for (std::int64_t layer = 0; layer < config.num_layers; ++layer) {
+    w.layers.push_back(take_layer(up, config, layer));
+  }
+  w.final_norm = up.take("model.norm.weight", config.hidden_size);
+  w.lm_head = config.tie_word_embeddings
+                  ? w.embed_tokens
+                  : up.take("lm_head.weight", config.vocab_size, config.hidden_size);
+  if (up.first_error()) return *up.first_error();
+
+  const std::vector<float> inv_freq = rope_inv_freq(config.rope, config.head_dim, config.dtype);
+  w.rope_inv_freq =
+      backend.allocate(kernels::dtype::f32, {static_cast<std::int64_t>(inv_freq.size())});
+  backend.copy_from_host(w.rope_inv_freq.view(), inv_freq.data());
+  return w;
+}
+
+}  // namespace pagedserve::forward

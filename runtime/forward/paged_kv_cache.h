@@ -1,0 +1,45 @@
+#pragma once
+// paged_kv_cache: the KV memory of PagedAttention on a backend. Per layer one K pool and
+// one V pool, each [num_blocks][block_size][num_kv_heads][head_dim] in the backend's
+// compute type. Token t of a sequence lives in slot
+//   block_table[t / block_size] * block_size + t % block_size
+// of every layer's pools. Which blocks a sequence owns is decided elsewhere (the block
+// manager); this class only holds the memory.
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/backend.h"
+#include "runtime/model/model_config.h"
+
+namespace pagedserve::forward {
+
+struct kv_cache_layout {
+  std::int64_t num_layers = 0;
+  std::int64_t num_blocks = 0;
+  std::int64_t block_size = 16;
+  std::int64_t num_kv_heads = 0;
+  std::int64_t head_dim = 0;
+
+  [[nodiscard]] static kv_cache_layout for_model(const model_config& config,
+                                                 std::int64_t num_blocks, std::int64_t block_size);
+  // K and V of all layers for one block.
+  [[nodiscard]] std::int64_t bytes_per_block(kernels::dtype type) const;
+};
+
+class paged_kv_cache {
+ public:
+  // Allocates (and zeroes) every layer's pools on `backend`.
+  paged_kv_cache(kernels::backend& backend, const kv_cache_layout& layout);
+
+  [[nodiscard]] const kv_cache_layout& layout() const { return layout_; }
+  [[nodiscard]] const kernels::tensor& keys(std::int64_t layer) const;
+  [[nodiscard]] const kernels::tensor& values(std::int64_t layer) const;
+
+ private:
+  kv_cache_layout layout_;
+  std::vector<kernels::buffer> keys_;
+  std::vector<kernels::buffer> values_;
+};
+
+}  // namespace pagedserve::forward

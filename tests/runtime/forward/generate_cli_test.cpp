@@ -1,0 +1,105 @@
+// `pagedserve generate` end to end: the binary's --json output on a golden model gives the
+// HF greedy continuation, and a broken checkpoint folder fails with a message and a
+// non-zero exit status.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <boost/json.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/fixtures.h"
+
+namespace pagedserve::forward::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct run_result {
+  int exit_status = -1;
+  std::string out;  // stdout; stderr goes to the test log
+};
+
+run_result run_pagedserve(const std::string& args) {
+  const fs::path binary = fs::path(PAGEDSERVE_BINARY_DIR) / "bin" / "pagedserve";
+  const std::string command = binary.string() + " " + args;
+  run_result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char chunk[4096];
+  while (std::fgets(chunk, sizeof chunk, pipe) != nullptr) r.out += chunk;
+  const int raw = pclose(pipe);
+  r.exit_status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+std::string join(const boost::json::array& ids) {
+  std::string s;
+  for (const auto& id : ids) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(id.as_int64());
+  }
+  return s;
+}
+
+boost::json::value read_json(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return boost::json::parse(text.str());
+}
+
+TEST(generate_cli, json_output_on_tiny_llama_is_the_golden_greedy_continuation) {
+  const fs::path model = pagedserve::testing::goldens_dir() / "models" / "tiny-llama";
+  const auto golden = read_json(model / "golden.json");
+  const auto& prompt = golden.at("prompts").as_array().at(1).as_object();
+  const run_result r = run_pagedserve("generate --model " + model.string() + " --prompt-ids " +
+                                      join(prompt.at("ids").as_array()) +
+                                      " --max-tokens 24 --temperature 0 --ignore-eos --json");
+  ASSERT_EQ(r.exit_status, 0) << r.out;
+  const auto out = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(join(out.at("token_ids").as_array()), join(prompt.at("greedy").as_array()));
+  EXPECT_EQ(join(out.at("prompt_token_ids").as_array()), join(prompt.at("ids").as_array()));
+  EXPECT_EQ(out.at("finish_reason").as_string(), "length");
+}
+
+TEST(generate_cli, truncated_safetensors_fails_with_nonzero_exit) {
+  const fs::path model = pagedserve::testing::goldens_dir() / "models" / "tiny-llama";
+  const fs::path broken = fs::temp_directory_path() / "pagedserve_generate_cli_broken_model";
+  fs::remove_all(broken);
+  fs::create_directories(broken);
+  fs::copy_file(model / "config.json", broken / "config.json");
+  {
+    std::ifstream in(model / "model.safetensors", std::ios::binary);
+    std::vector<char> head(4096);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream out(broken / "model.safetensors", std::ios::binary);
+    out.write(head.data(), in.gcount());
+  }
+  const run_result r = run_pagedserve("generate --model " + broken.string() +
+                                      " --prompt-ids 1,2,3 --max-tokens 2 --json");
+  EXPECT_NE(r.exit_status, 0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  fs::remove_all(broken);
+}
+
+TEST(generate_cli, missing_model_folder_fails_with_nonzero_exit) {
+  const run_result r = run_pagedserve(
+      "generate --model /nonexistent/pagedserve-model --prompt-ids 1 --max-tokens 1");
+  EXPECT_NE(r.exit_status, 0);
+}
+
+TEST(generate_cli, demo_model_runs_without_arguments_but_the_prompt) {
+  const run_result r = run_pagedserve("generate --prompt-ids 1,2,3 --max-tokens 3 --json");
+  ASSERT_EQ(r.exit_status, 0);
+  const auto out = boost::json::parse(r.out).as_object();
+  EXPECT_LE(out.at("token_ids").as_array().size(), 3U);
+}
+
+}  // namespace
+}  // namespace pagedserve::forward::testing
