@@ -1,0 +1,43 @@
+#pragma once
+// Launchers of the CUDA ops (kernels/ops.h): each checks shapes and types on the host, then
+// enqueues its kernels on `stream` and returns without waiting. Tensors are device memory.
+// f32 and bf16 storage are accepted wherever kernels/ops.h says "compute type"; all
+// arithmetic is fp32. CUDA-only header: cuda_backend.cpp and the .cu files include it.
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/ops.h"
+
+namespace pagedserve::kernels::cuda {
+
+void embedding(const embedding_params& p, cudaStream_t stream);
+void gather_rows(const gather_rows_params& p, cudaStream_t stream);
+void rms_norm(const rms_norm_params& p, cudaStream_t stream);
+void add_rms_norm(const add_rms_norm_params& p, cudaStream_t stream);
+void rope(const rope_params& p, cudaStream_t stream);
+void kv_write(const kv_write_params& p, cudaStream_t stream);
+void silu_mul(const silu_mul_params& p, cudaStream_t stream);
+void add(const add_params& p, cudaStream_t stream);
+
+// `blas` must already be bound to `stream` (cublasSetStream).
+void linear(const linear_params& p, cublasHandle_t blas, cudaStream_t stream);
+
+// Split-K (flash-decoding) scratch: floats of device memory paged_attention needs for `p`
+// (0 when one split covers max_context_len).
+[[nodiscard]] std::size_t paged_attention_workspace_floats(const paged_attention_params& p);
+// `workspace` holds at least paged_attention_workspace_floats(p) floats (may be null if 0).
+void paged_attention(const paged_attention_params& p, float* workspace, cudaStream_t stream);
+
+// token_ids[r] = argmax(logits[r, :]) for f32 logits [rows, vocab] and i32 token_ids [rows]:
+// the lowest id wins ties, NaN counts as -inf, a row of only NaN/-inf gives 0.
+void argmax_rows(const tensor& logits, const tensor& token_ids, cudaStream_t stream);
+
+// Fills an f32 or bf16 tensor with uniform values in [-scale, scale) from a counter-based
+// hash of (seed, index): benchmark inputs without a host round trip.
+void fill_uniform(const tensor& dst, std::uint32_t seed, float scale, cudaStream_t stream);
+
+}  // namespace pagedserve::kernels::cuda

@@ -1,0 +1,90 @@
+#pragma once
+// Element types of the CUDA kernels: f32 and bf16 storage, always fp32 arithmetic. Kernels
+// are templates on the storage type T; dispatch_float_type picks T from a tensor's dtype.
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/check.h"
+#include "kernels/tensor.h"
+
+namespace pagedserve::kernels::cuda {
+
+using bf16 = __nv_bfloat16;
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(bf16 x) { return __bfloat162float(x); }
+
+template <class T>
+__device__ __forceinline__ T from_float(float x);
+template <>
+__device__ __forceinline__ float from_float<float>(float x) {
+  return x;
+}
+template <>
+__device__ __forceinline__ bf16 from_float<bf16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+
+// Two consecutive elements (p must be aligned to 2 elements).
+__device__ __forceinline__ float2 load_pair(const float* p) {
+  return *reinterpret_cast<const float2*>(p);
+}
+__device__ __forceinline__ float2 load_pair(const bf16* p) {
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+}
+
+// N consecutive elements with 16-byte loads (p 16-byte aligned; N * sizeof(T) % 16 == 0).
+template <int N>
+__device__ __forceinline__ void load_vector(const float* p, float (&out)[N]) {
+  static_assert(N % 4 == 0, "16-byte loads of f32 move 4 elements");
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) {
+    const float4 v = reinterpret_cast<const float4*>(p)[i];
+    out[4 * i] = v.x;
+    out[4 * i + 1] = v.y;
+    out[4 * i + 2] = v.z;
+    out[4 * i + 3] = v.w;
+  }
+}
+template <int N>
+__device__ __forceinline__ void load_vector(const bf16* p, float (&out)[N]) {
+  static_assert(N % 8 == 0, "16-byte loads of bf16 move 8 elements");
+#pragma unroll
+  for (int i = 0; i < N / 8; ++i) {
+    const uint4 raw = reinterpret_cast<const uint4*>(p)[i];
+    const auto* pairs = reinterpret_cast<const __nv_bfloat162*>(&raw);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float2 f = __bfloat1622float2(pairs[j]);
+      out[8 * i + 2 * j] = f.x;
+      out[8 * i + 2 * j + 1] = f.y;
+    }
+  }
+}
+
+template <class T>
+struct type_tag {
+  using type = T;
+};
+
+// Calls f(type_tag<float>{}) or f(type_tag<bf16>{}) for an f32 or bf16 tensor type.
+template <class F>
+void dispatch_float_type(const char* what, dtype type, F&& f) {
+  if (type == dtype::f32) {
+    f(type_tag<float>{});
+  } else {
+    KERNEL_CHECK(what, type == dtype::bf16);
+    f(type_tag<bf16>{});
+  }
+}
+
+// Grid size for a grid-stride loop over n elements.
+[[nodiscard]] inline unsigned int grid_for(std::int64_t n, int threads) {
+  const std::int64_t blocks = (n + threads - 1) / threads;
+  constexpr std::int64_t max_blocks = 65535LL * 16;
+  return static_cast<unsigned int>(blocks < 1 ? 1 : (blocks > max_blocks ? max_blocks : blocks));
+}
+
+}  // namespace pagedserve::kernels::cuda

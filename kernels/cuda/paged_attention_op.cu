@@ -1,0 +1,413 @@
+// paged_attention: causal attention of every query row over the paged KV cache, decode and
+// prefill rows alike, with flash-decoding split-K.
+//
+// Grid: (row, kv_head, split). One CTA takes one query row, one KV head and one split of
+// `split_keys` consecutive key positions, and serves all `group` query heads that share the
+// KV head (GQA), so each key and value row of the split is read once per query row:
+//
+//   phase 1  scores   s[g][j] = scale * q[g] . K[key_begin + j]     lane groups, one key each
+//   phase 2  softmax  m[g] = max_j s, p[g][j] = exp(s - m), l[g] = sum_j p     one warp per g
+//   phase 3  values   acc[g][:] = sum_j p[g][j] * V[key_begin + j]   thread pairs of dims
+//
+// One split: out = acc / l directly. Several: each CTA writes (m, l, acc) of its split and
+// combine_splits_kernel merges them: out = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s
+// with M = max_s m_s. Split 0 always holds key 0, so M is finite and the sum positive.
+//
+// Prefill rows use the same kernel (a row's keys end at its own position, which is the
+// causal mask); a tiled tensor-core prefill kernel that reuses K/V across rows is future work.
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/check.h"
+#include "kernels/cuda/block_reduce.cuh"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/cuda_ops.cuh"
+#include "kernels/cuda/device_check.cuh"
+#include "kernels/cuda/element.cuh"
+
+namespace pagedserve::kernels::cuda {
+namespace {
+
+constexpr int attention_threads = 128;
+constexpr int split_keys = 256;
+constexpr int max_group = 16;
+constexpr int unroll_keys = 4;  // keys whose loads a thread issues before using them
+constexpr int default_shared_bytes = 48 * 1024;
+
+template <class T>
+struct attention_args {
+  T* out;
+  const T* query;
+  const T* key_cache;
+  const T* value_cache;
+  const std::int32_t* query_start;
+  const std::int32_t* context_lens;
+  const std::int32_t* block_tables;
+  float* part_max;  // [rows, heads, splits]; null with one split
+  float* part_sum;  // [rows, heads, splits]
+  float* part_acc;  // [rows, heads, splits, head_dim]
+  int num_seqs;
+  int num_heads;
+  int num_kv_heads;
+  int block_size;
+  int max_blocks_per_seq;
+  int num_blocks;
+  int num_splits;
+  float scale;
+};
+
+// Lanes per key in phase 1: each lane loads 16 bytes at a time.
+template <class T, int head_dim>
+struct key_layout {
+  static constexpr int vector = 16 / static_cast<int>(sizeof(T));
+  static constexpr int lanes = head_dim / vector < 32 ? head_dim / vector : 32;
+  static constexpr int elems = head_dim / lanes;
+  static constexpr int groups = attention_threads / lanes;
+  static_assert(head_dim % vector == 0 && (lanes & (lanes - 1)) == 0, "head_dim layout");
+};
+
+// Threads per value row in phase 3: each thread owns two consecutive dims.
+template <int head_dim>
+struct value_layout {
+  static constexpr int dim_threads = head_dim / 2;
+  static constexpr int lanes = attention_threads / dim_threads;
+  static_assert(attention_threads % dim_threads == 0, "head_dim layout");
+};
+
+template <int head_dim>
+int shared_floats(int group) {
+  return group * head_dim + group * split_keys + value_layout<head_dim>::lanes * group * head_dim +
+         2 * group;
+}
+
+// The sequence owning `row`: the largest s with query_start[s] <= row (skips empty ones).
+__device__ int sequence_of(const std::int32_t* query_start, int num_seqs, int row) {
+  int lo = 0;
+  int hi = num_seqs - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (query_start[mid] <= row) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+// Offset of (position, kv_head) in the cache through the sequence's block table.
+template <class T>
+__device__ std::int64_t cache_offset(const attention_args<T>& a, const std::int32_t* table,
+                                     int position, int kv_head, int head_dim) {
+  const std::int32_t block = table[position / a.block_size];
+  DEVICE_CHECK("paged_attention", block >= 0 && block < a.num_blocks);
+  const std::int64_t slot =
+      static_cast<std::int64_t>(block) * a.block_size + position % a.block_size;
+  return (slot * a.num_kv_heads + kv_head) * head_dim;
+}
+
+template <class T, int head_dim>
+__device__ void score_keys(const attention_args<T>& a, const std::int32_t* table, int kv_head,
+                           int key_begin, int key_end, int group, const float* q_sh, float* p_sh) {
+  using layout = key_layout<T, head_dim>;
+  const int key_group = static_cast<int>(threadIdx.x) / layout::lanes;
+  const int lane = static_cast<int>(threadIdx.x) % layout::lanes;
+  // The loop bound is uniform across the block, so whole warps reach the shuffles. Each lane
+  // group loads `unroll_keys` keys before using any, to keep several loads in flight.
+  for (int base = key_begin; base < key_end; base += layout::groups * unroll_keys) {
+    float k[unroll_keys][layout::elems] = {};
+#pragma unroll
+    for (int u = 0; u < unroll_keys; ++u) {
+      const int key = base + u * layout::groups + key_group;
+      if (key < key_end) {
+        load_vector<layout::elems>(
+            a.key_cache + cache_offset(a, table, key, kv_head, head_dim) + lane * layout::elems,
+            k[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < unroll_keys; ++u) {
+      const int key = base + u * layout::groups + key_group;
+      for (int g = 0; g < group; ++g) {
+        const float* q = q_sh + g * head_dim + lane * layout::elems;
+        float dot = 0.0F;
+#pragma unroll
+        for (int e = 0; e < layout::elems; ++e) dot += q[e] * k[u][e];
+        dot = warp_reduce<layout::lanes>(dot, sum_op{});
+        if (key < key_end && lane == 0) p_sh[g * split_keys + (key - key_begin)] = dot * a.scale;
+      }
+    }
+  }
+}
+
+// One warp per query head: p = exp(s - max) in place; stats = [max x group, sum x group].
+__device__ void softmax_split(int num_keys, int group, float* p_sh, float* stats) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  for (int g = static_cast<int>(threadIdx.x / 32); g < group; g += attention_threads / 32) {
+    float* p = p_sh + g * split_keys;
+    float m = -INFINITY;
+    for (int j = lane; j < num_keys; j += 32) m = fmaxf(m, p[j]);
+    m = warp_reduce(m, max_op{});
+    float l = 0.0F;
+    for (int j = lane; j < num_keys; j += 32) {
+      const float e = expf(p[j] - m);
+      p[j] = e;
+      l += e;
+    }
+    l = warp_reduce(l, sum_op{});
+    if (lane == 0) {
+      stats[g] = m;
+      stats[group + g] = l;
+    }
+  }
+}
+
+// Each thread sums two dims over a strided subset of keys; red_sh[lane][g][d] holds them.
+template <class T, int head_dim>
+__device__ void accumulate_values(const attention_args<T>& a, const std::int32_t* table,
+                                  int kv_head, int key_begin, int key_end, int group,
+                                  const float* p_sh, float* red_sh) {
+  using layout = value_layout<head_dim>;
+  const int d = 2 * (static_cast<int>(threadIdx.x) % layout::dim_threads);
+  const int value_lane = static_cast<int>(threadIdx.x) / layout::dim_threads;
+  float acc[max_group][2] = {};
+  // Loads of `unroll_keys` value rows are issued before any is used (several in flight).
+  for (int base = key_begin + value_lane; base < key_end; base += layout::lanes * unroll_keys) {
+    float2 v[unroll_keys];
+#pragma unroll
+    for (int u = 0; u < unroll_keys; ++u) {
+      const int key = base + u * layout::lanes;
+      v[u] = key < key_end
+                 ? load_pair(a.value_cache + cache_offset(a, table, key, kv_head, head_dim) + d)
+                 : make_float2(0.0F, 0.0F);
+    }
+#pragma unroll
+    for (int u = 0; u < unroll_keys; ++u) {
+      const int key = base + u * layout::lanes;
+      if (key >= key_end) break;
+      const float* p = p_sh + (key - key_begin);
+#pragma unroll
+      for (int g = 0; g < max_group; ++g) {
+        if (g < group) {
+          const float w = p[g * split_keys];
+          acc[g][0] += w * v[u].x;
+          acc[g][1] += w * v[u].y;
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < max_group; ++g) {
+    if (g < group) {
+      float* r = red_sh + (value_lane * group + g) * head_dim + d;
+      r[0] = acc[g][0];
+      r[1] = acc[g][1];
+    }
+  }
+}
+
+template <class T, int head_dim>
+__global__ void __launch_bounds__(attention_threads)
+    paged_attention_kernel(const attention_args<T> a) {
+  const int row = static_cast<int>(blockIdx.x);
+  const int kv_head = static_cast<int>(blockIdx.y);
+  const int split = static_cast<int>(blockIdx.z);
+  const int group = a.num_heads / a.num_kv_heads;
+  const int seq = sequence_of(a.query_start, a.num_seqs, row);
+  const int num_new = a.query_start[seq + 1] - a.query_start[seq];
+  const int num_keys = a.context_lens[seq] - num_new + (row - a.query_start[seq]) + 1;
+  DEVICE_CHECK("paged_attention", num_keys >= 1 && num_keys <= a.num_splits * split_keys);
+  DEVICE_CHECK("paged_attention", num_keys <= a.max_blocks_per_seq * a.block_size);
+  const int key_begin = split * split_keys;
+  const int key_end = min(num_keys, key_begin + split_keys);
+  const std::int64_t head0 = static_cast<std::int64_t>(row) * a.num_heads + kv_head * group;
+
+  if (key_begin >= num_keys) {  // an empty split of a short row: contributes nothing
+    for (int i = static_cast<int>(threadIdx.x); i < group * head_dim; i += attention_threads) {
+      const std::int64_t part = (head0 + i / head_dim) * a.num_splits + split;
+      a.part_acc[part * head_dim + i % head_dim] = 0.0F;
+      if (i % head_dim == 0) {
+        a.part_max[part] = -INFINITY;
+        a.part_sum[part] = 0.0F;
+      }
+    }
+    return;
+  }
+
+  extern __shared__ float shared[];
+  float* q_sh = shared;                                                      // [group][D]
+  float* p_sh = q_sh + group * head_dim;                                     // [group][keys]
+  float* red_sh = p_sh + group * split_keys;                                 // [lanes][group][D]
+  float* stats = red_sh + value_layout<head_dim>::lanes * group * head_dim;  // [2][group]
+  for (int i = static_cast<int>(threadIdx.x); i < group * head_dim; i += attention_threads) {
+    q_sh[i] = to_float(a.query[head0 * head_dim + i]);
+  }
+  __syncthreads();
+
+  const std::int32_t* table =
+      a.block_tables + static_cast<std::int64_t>(seq) * a.max_blocks_per_seq;
+  score_keys<T, head_dim>(a, table, kv_head, key_begin, key_end, group, q_sh, p_sh);
+  __syncthreads();
+  softmax_split(key_end - key_begin, group, p_sh, stats);
+  __syncthreads();
+  accumulate_values<T, head_dim>(a, table, kv_head, key_begin, key_end, group, p_sh, red_sh);
+  __syncthreads();
+
+  for (int i = static_cast<int>(threadIdx.x); i < group * head_dim; i += attention_threads) {
+    float total = 0.0F;
+    for (int lane = 0; lane < value_layout<head_dim>::lanes; ++lane) {
+      total += red_sh[lane * group * head_dim + i];
+    }
+    const int g = i / head_dim;
+    if (a.num_splits == 1) {
+      a.out[head0 * head_dim + i] = from_float<T>(total / stats[group + g]);
+    } else {
+      const std::int64_t part = (head0 + g) * a.num_splits + split;
+      a.part_acc[part * head_dim + i % head_dim] = total;
+      if (i % head_dim == 0) {
+        a.part_max[part] = stats[g];
+        a.part_sum[part] = stats[group + g];
+      }
+    }
+  }
+}
+
+// One block of head_dim threads per (row, head): merges the splits' partial softmaxes.
+template <class T, int head_dim>
+__global__ void combine_splits_kernel(const attention_args<T> a) {
+  const std::int64_t head = static_cast<std::int64_t>(blockIdx.x) * a.num_heads + blockIdx.y;
+  const std::int64_t first = head * a.num_splits;
+  const int d = static_cast<int>(threadIdx.x);
+  float global_max = -INFINITY;
+  for (int s = 0; s < a.num_splits; ++s) global_max = fmaxf(global_max, a.part_max[first + s]);
+  float numerator = 0.0F;
+  float denominator = 0.0F;
+  for (int s = 0; s < a.num_splits; ++s) {
+    const float sum = a.part_sum[first + s];
+    if (sum == 0.0F) continue;  // an empty split
+    const float w = expf(a.part_max[first + s] - global_max);
+    denominator += w * sum;
+    numerator += w * a.part_acc[(first + s) * head_dim + d];
+  }
+  a.out[head * head_dim + d] = from_float<T>(numerator / denominator);
+}
+
+int num_splits_for(const paged_attention_params& p) {
+  const int max_context = p.max_context_len < 1 ? 1 : p.max_context_len;
+  return (max_context + split_keys - 1) / split_keys;
+}
+
+template <class T, int head_dim>
+void launch(const paged_attention_params& p, float* workspace, cudaStream_t stream) {
+  const int num_rows = static_cast<int>(p.query.dim(0));
+  const int num_kv_heads = static_cast<int>(p.key_cache.dim(2));
+  attention_args<T> a{};
+  a.out = p.out.as<T>();
+  a.query = p.query.as<const T>();
+  a.key_cache = p.key_cache.as<const T>();
+  a.value_cache = p.value_cache.as<const T>();
+  a.query_start = p.query_start.as<const std::int32_t>();
+  a.context_lens = p.context_lens.as<const std::int32_t>();
+  a.block_tables = p.block_tables.as<const std::int32_t>();
+  a.num_seqs = static_cast<int>(p.context_lens.numel());
+  a.num_heads = static_cast<int>(p.query.dim(1));
+  a.num_kv_heads = num_kv_heads;
+  a.block_size = static_cast<int>(p.key_cache.dim(1));
+  a.max_blocks_per_seq = static_cast<int>(p.block_tables.dim(1));
+  a.num_blocks = static_cast<int>(p.key_cache.dim(0));
+  a.num_splits = num_splits_for(p);
+  a.scale = p.scale;
+  if (a.num_splits > 1) {
+    const std::int64_t num_parts = std::int64_t{num_rows} * a.num_heads * a.num_splits;
+    a.part_max = workspace;
+    a.part_sum = workspace + num_parts;
+    a.part_acc = workspace + 2 * num_parts;
+  }
+  const int group = a.num_heads / num_kv_heads;
+  const auto shared_bytes = static_cast<int>(sizeof(float)) * shared_floats<head_dim>(group);
+  if (shared_bytes > default_shared_bytes) {
+    CUDA_CHECK(cudaFuncSetAttribute(paged_attention_kernel<T, head_dim>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+  }
+  const dim3 grid(static_cast<unsigned int>(num_rows), static_cast<unsigned int>(num_kv_heads),
+                  static_cast<unsigned int>(a.num_splits));
+  paged_attention_kernel<T, head_dim><<<grid, attention_threads, shared_bytes, stream>>>(a);
+  CUDA_CHECK_LAUNCH();
+  if (a.num_splits > 1) {
+    const dim3 combine_grid(static_cast<unsigned int>(num_rows),
+                            static_cast<unsigned int>(a.num_heads));
+    combine_splits_kernel<T, head_dim><<<combine_grid, head_dim, 0, stream>>>(a);
+    CUDA_CHECK_LAUNCH();
+  }
+}
+
+bool head_dim_supported(std::int64_t head_dim) {
+  return head_dim == 16 || head_dim == 32 || head_dim == 64 || head_dim == 128 || head_dim == 256;
+}
+
+template <class T>
+void launch_for_head_dim(const paged_attention_params& p, float* workspace, cudaStream_t stream) {
+  switch (p.query.dim(2)) {
+    case 16:
+      launch<T, 16>(p, workspace, stream);
+      break;
+    case 32:
+      launch<T, 32>(p, workspace, stream);
+      break;
+    case 64:
+      launch<T, 64>(p, workspace, stream);
+      break;
+    case 128:
+      launch<T, 128>(p, workspace, stream);
+      break;
+    default:
+      launch<T, 256>(p, workspace, stream);
+      break;
+  }
+}
+
+void check_params(const paged_attention_params& p) {
+  const dtype type = p.query.type;
+  KERNEL_CHECK("paged_attention", p.query.rank == 3 && p.out.type == type);
+  KERNEL_CHECK("paged_attention", p.out.shape == p.query.shape);
+  KERNEL_CHECK("paged_attention", p.key_cache.rank == 4 && p.key_cache.type == type);
+  KERNEL_CHECK("paged_attention",
+               p.value_cache.type == type && p.value_cache.shape == p.key_cache.shape);
+  KERNEL_CHECK("paged_attention", p.query.dim(2) == p.key_cache.dim(3));
+  KERNEL_CHECK("paged_attention", head_dim_supported(p.query.dim(2)));
+  KERNEL_CHECK("paged_attention", p.query.dim(1) % p.key_cache.dim(2) == 0);
+  KERNEL_CHECK("paged_attention", p.query.dim(1) / p.key_cache.dim(2) <= max_group);
+  KERNEL_CHECK("paged_attention", p.block_tables.type == dtype::i32 && p.block_tables.rank == 2);
+  KERNEL_CHECK("paged_attention", p.query_start.type == dtype::i32);
+  KERNEL_CHECK("paged_attention", p.context_lens.type == dtype::i32);
+  const std::int64_t num_seqs = p.context_lens.numel();
+  KERNEL_CHECK("paged_attention", num_seqs >= 1 && p.query_start.numel() == num_seqs + 1);
+  KERNEL_CHECK("paged_attention", p.block_tables.dim(0) == num_seqs);
+  KERNEL_CHECK("paged_attention", p.query.dim(0) < (std::int64_t{1} << 31));
+  KERNEL_CHECK("paged_attention",
+               p.key_cache.dim(0) * p.key_cache.dim(1) < (std::int64_t{1} << 31));
+  // 16-byte vector loads of key rows.
+  KERNEL_CHECK("paged_attention", reinterpret_cast<std::uintptr_t>(p.key_cache.data) % 16 == 0);
+  KERNEL_CHECK("paged_attention", reinterpret_cast<std::uintptr_t>(p.value_cache.data) % 16 == 0);
+}
+
+}  // namespace
+
+std::size_t paged_attention_workspace_floats(const paged_attention_params& p) {
+  const int num_splits = num_splits_for(p);
+  if (num_splits == 1) return 0;
+  const std::int64_t num_parts = p.query.dim(0) * p.query.dim(1) * num_splits;
+  return static_cast<std::size_t>(num_parts * (2 + p.query.dim(2)));
+}
+
+void paged_attention(const paged_attention_params& p, float* workspace, cudaStream_t stream) {
+  check_params(p);
+  if (p.query.dim(0) == 0) return;
+  KERNEL_CHECK("paged_attention", paged_attention_workspace_floats(p) == 0 || workspace != nullptr);
+  dispatch_float_type("paged_attention", p.query.type, [&](auto tag) {
+    launch_for_head_dim<typename decltype(tag)::type>(p, workspace, stream);
+  });
+}
+
+}  // namespace pagedserve::kernels::cuda

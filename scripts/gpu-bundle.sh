@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the GPU bundle on the Debian build machine (shared/device/RUNBOOK.md): the CUDA
+# targets in build-gpu/ (Release, sm_90a), then a self-contained folder build-gpu/bundle/
+#   bin/       the test and benchmark binaries
+#   lib/       every shared library they need that is neither glibc nor CUDA (per ldd)
+#   fixtures/  fixtures from ../shared that bundled tests read, laid out as ../shared is
+#              (PAGEDSERVE_SHARED_DIR): GPU_BUNDLE_FIXTURES, by default goldens/models when
+#              extra targets are bundled (the kernel tests need none). The carry limit is
+#              64 MiB and the libraries alone take ~41 MiB (OpenBLAS), so bundle little.
+# and prints the `carry` list for the GPU machine, where scripts/gpu-check.sh runs it.
+#
+#   scripts/gpu-bundle.sh                       # the kernel tests and the kernel benchmark
+#   GPU_BUNDLE_TARGETS="pagedserve test_forward" scripts/gpu-bundle.sh   # add more targets
+#   JOBS=2 (default) limits the build's parallelism.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build="build-gpu"
+bundle=$build/bundle
+targets="test_cuda_device test_cuda_ops bench_cuda_kernels ${GPU_BUNDLE_TARGETS:-}"
+shared_dir=${PAGEDSERVE_SHARED_DIR:-$(pwd)/../shared}
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPAGEDSERVE_ENABLE_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90a -DPAGEDSERVE_BUILD_BENCHMARKS=OFF
+cmake --build "$build" --target help | grep -q '^test_cuda_ops:' ||
+  { echo "gpu-bundle: the CUDA targets are missing (no nvcc found?)" >&2; exit 1; }
+# shellcheck disable=SC2086
+cmake --build "$build" --target $targets -j "${JOBS:-2}"
+
+rm -rf "$bundle"
+mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/fixtures"
+for target in $targets; do
+  binary=$(find "$build" -path "$bundle" -prune -o -type f -name "$target" -perm -u+x -print | head -n 1)
+  [[ -n "$binary" ]] || { echo "gpu-bundle: no binary for target $target" >&2; exit 1; }
+  cp "$binary" "$bundle/bin/"
+done
+
+# Libraries the GPU machine lacks. glibc's own libraries and the loader come from the
+# machine; CUDA (driver, cuBLAS) too: the machine has CUDA 13 under /usr/local/cuda.
+is_provided() {
+  case "$(basename "$1")" in
+    linux-vdso* | ld-linux* | libc.so* | libm.so* | libpthread.so* | libdl.so* | librt.so* \
+      | libcuda.so* | libcudart.so* | libcublas.so* | libcublasLt.so* | libnvidia*) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+for binary in "$bundle"/bin/*; do
+  ldd "$binary" | awk '/=> \// { print $3 }' | while read -r lib; do
+    if ! is_provided "$lib" && [[ ! -e "$bundle/lib/$(basename "$lib")" ]]; then
+      cp -L "$lib" "$bundle/lib/"
+    fi
+  done
+done
+
+fixtures=${GPU_BUNDLE_FIXTURES-${GPU_BUNDLE_TARGETS:+goldens/models}}
+for fixture in $fixtures; do
+  mkdir -p "$bundle/fixtures/$(dirname "$fixture")"
+  cp -r "$shared_dir/$fixture" "$bundle/fixtures/$fixture"
+done
+
+echo "bundle: $(du -sh "$bundle" | cut -f1) in $bundle"
+ls "$bundle/bin" "$bundle/lib"
+echo "carry: [\"$bundle\"]"
+echo "run there: bash scripts/gpu-check.sh"
