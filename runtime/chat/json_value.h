@@ -1,0 +1,15 @@
+#pragma once
+// Boost.JSON -> Jinja values, as Python's json.loads would hand them to jinja2.
+
+#include <boost/json.hpp>
+
+#include "runtime/chat/jinja/value.h"
+#include "runtime/core/result.h"
+
+namespace pagedserve {
+
+inline constexpr int max_json_depth = 128;  // deeper request data is refused, not recursed
+
+[[nodiscard]] result<jinja::value> to_jinja_value(const boost::json::value& json);
+
+}  // namespace pagedserve
