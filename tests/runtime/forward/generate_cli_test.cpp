@@ -3,16 +3,15 @@
 // non-zero exit status.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <boost/json.hpp>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/support/cli_runner.h"
 #include "tests/support/fixtures.h"
 
 namespace pagedserve::forward::testing {
@@ -20,23 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct run_result {
-  int exit_status = -1;
-  std::string out;  // stdout; stderr goes to the test log
-};
-
-run_result run_pagedserve(const std::string& args) {
-  const fs::path binary = fs::path(PAGEDSERVE_BINARY_DIR) / "bin" / "pagedserve";
-  const std::string command = binary.string() + " " + args;
-  run_result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char chunk[4096];
-  while (std::fgets(chunk, sizeof chunk, pipe) != nullptr) r.out += chunk;
-  const int raw = pclose(pipe);
-  r.exit_status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using pagedserve::testing::run_pagedserve;
+using run_result = pagedserve::testing::cli_result;
 
 std::string join(const boost::json::array& ids) {
   std::string s;
