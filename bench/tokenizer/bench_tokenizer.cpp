@@ -113,8 +113,8 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     const std::clock_t cpu_start = std::clock();
     auto loaded = tokenizer::load(tok_dir);
-    best_load_cpu_ms = std::min(best_load_cpu_ms, static_cast<double>(std::clock() - cpu_start) *
-                                                      1e3 / CLOCKS_PER_SEC);
+    best_load_cpu_ms = std::min(
+        best_load_cpu_ms, static_cast<double>(std::clock() - cpu_start) * 1e3 / CLOCKS_PER_SEC);
     best_load_ms = std::min(best_load_ms, seconds_since(start) * 1e3);
     if (!loaded) {
       std::fprintf(stderr, "bench_tokenizer: %s\n", loaded.err().message.c_str());
