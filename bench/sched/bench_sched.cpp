@@ -5,10 +5,22 @@
 // Baseline in the same run: the same loop under the static allocator (one region per
 // sequence, no block tables): the ratio is what paged bookkeeping costs per step.
 // Goals on the development machine: < 20 us at 256 sequences, < 80 us at 1,024.
+//
+// Steady state: outputs run 128..255 tokens, so the first finishes come only after 128
+// steps; the warm-up runs past the longest output, after which ~1.3 sequences per 256 finish
+// and are replaced every step and positions are spread, so 1 in 16 crosses a block boundary.
+//
+// `bench_sched --steps=N --seqs=M [--static]` runs exactly N steps after the warm-up and
+// exits: for instruction counts that are repeatable on a loaded machine, e.g.
+//   valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured_steps*'
+//       bench_sched --steps=2000 --seqs=256
+// then Ir / N is the cost of one step.
 
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <string>
@@ -28,20 +40,24 @@ class steady_decode {
   steady_decode(std::uint32_t num_seqs, bool paged)
       : sched_(config(num_seqs), policy(num_seqs, paged)) {
     for (std::uint32_t i = 0; i < num_seqs; ++i) add();
-    // Warm up until every sequence has been admitted and decodes.
-    for (int i = 0; i < 64; ++i) step();
+    // Warm up past the longest output: admission done, finishes and admissions under way.
+    for (std::uint32_t i = 0; i < 2 * min_output + 64; ++i) step();
+  }
+
+  [[gnu::noinline]] void measured_steps(std::uint64_t n) {
+    for (std::uint64_t i = 0; i < n; ++i) step();
   }
 
   void step() {
-    const step_plan plan = sched_.schedule(now_);
-    output_.step = plan.step;
+    sched_.schedule(now_, plan_);  // one plan reused across steps, as an engine would
+    output_.step = plan_.step;
     output_.sampled.clear();
-    for (const scheduled_sequence& s : plan.scheduled) {
+    for (const scheduled_sequence& s : plan_.scheduled) {
       if (s.samples) output_.sampled.push_back({s.seq, static_cast<token_id>(s.first_position)});
     }
     now_ += 0.01;
     sched_.update_from_output(output_, now_);
-    events_ = sched_.take_events();
+    sched_.take_events(events_);
     for (const scheduler_event& event : events_) {
       if (std::holds_alternative<request_finished>(event)) add();
     }
@@ -82,6 +98,7 @@ class steady_decode {
   }
 
   scheduler sched_;
+  step_plan plan_;
   step_output output_;
   std::vector<scheduler_event> events_;
   std::uint64_t next_id_ = 0;
@@ -136,7 +153,33 @@ class ratio_reporter : public benchmark::ConsoleReporter {
 }  // namespace
 }  // namespace pagedserve::sched
 
+namespace {
+
+// The fixed-step mode (see the top of the file); returns false when not asked for.
+bool run_fixed_steps(int argc, char** argv) {
+  std::uint64_t num_steps = 0;
+  std::uint32_t num_seqs = 256;
+  bool paged = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--steps=", 8) == 0)
+      num_steps = std::strtoull(argv[i] + 8, nullptr, 10);
+    if (std::strncmp(argv[i], "--seqs=", 7) == 0)
+      num_seqs = static_cast<std::uint32_t>(std::strtoul(argv[i] + 7, nullptr, 10));
+    if (std::strcmp(argv[i], "--static") == 0) paged = false;
+  }
+  if (num_steps == 0) return false;
+  pagedserve::sched::steady_decode world(num_seqs, paged);
+  world.measured_steps(num_steps);
+  std::printf("%llu steps, %u sequences, %s, %u running\n",
+              static_cast<unsigned long long>(num_steps), num_seqs, paged ? "paged" : "static",
+              world.num_running());
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (run_fixed_steps(argc, argv)) return 0;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   pagedserve::sched::ratio_reporter reporter;

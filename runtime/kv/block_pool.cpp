@@ -27,18 +27,15 @@ std::optional<block_id> block_pool::find_cached_block(block_hash hash,
   });
 }
 
-std::vector<block_id> block_pool::get_new_blocks(std::uint32_t n) {
+void block_pool::get_new_blocks(std::uint32_t n, std::vector<block_id>& out) {
   kv_check(n <= free_queue_.size(), "get_new_blocks: not enough free blocks");
-  std::vector<block_id> ids;
-  ids.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     kv_block& block = mutable_block(free_queue_.popleft(blocks_));
     kv_check(block.ref_cnt == 0, "a queued block had references");
     if (block.cached) evict(block);
     block.ref_cnt = 1;
-    ids.push_back(block.id);
+    out.push_back(block.id);
   }
-  return ids;
 }
 
 void block_pool::touch(std::span<const block_id> ids) {

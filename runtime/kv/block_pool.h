@@ -33,9 +33,10 @@ class block_pool {
                                                           std::span<const token_id> tokens,
                                                           std::uint64_t salt) const;
 
-  // Pops `n` blocks from the front of the free queue (evicting their hashes) with ref_cnt 1.
+  // Pops `n` blocks from the front of the free queue (evicting their hashes) with ref_cnt 1
+  // and appends them to `out` (a block table grows in place, no temporary vector).
   // Aborts if fewer than `n` are free: callers check num_free_blocks() first.
-  [[nodiscard]] std::vector<block_id> get_new_blocks(std::uint32_t n);
+  void get_new_blocks(std::uint32_t n, std::vector<block_id>& out);
 
   // A prefix hit: each block gains a reference, leaving the free queue if it was unreferenced.
   void touch(std::span<const block_id> ids);

@@ -55,8 +55,7 @@ bool kv_cache_manager::allocate_slots(seq_id seq, std::uint32_t num_tokens_after
   const std::uint32_t needed = blocks_for(num_tokens_after_step);
   const auto have = static_cast<std::uint32_t>(state.blocks.size());
   if (needed > have) {
-    const std::vector<block_id> fresh = pool_.get_new_blocks(needed - have);
-    state.blocks.insert(state.blocks.end(), fresh.begin(), fresh.end());
+    pool_.get_new_blocks(needed - have, state.blocks);
     stats_.evictions = pool_.num_evictions();
   }
   return true;
@@ -86,7 +85,9 @@ void kv_cache_manager::cache_full_blocks(seq_id seq, std::span<const token_id> t
 void kv_cache_manager::free(seq_id seq) {
   auto it = seqs_.find(seq);
   if (it == seqs_.end()) return;  // never allocated (e.g. cancelled while waiting)
-  std::vector<block_id> tail_first(it->second.blocks.rbegin(), it->second.blocks.rend());
+  // The table dies here, so it is reversed in place rather than copied.
+  std::vector<block_id>& tail_first = it->second.blocks;
+  std::reverse(tail_first.begin(), tail_first.end());
   pool_.free_blocks(tail_first);
   seqs_.erase(it);
 }

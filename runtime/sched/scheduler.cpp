@@ -74,6 +74,11 @@ bool scheduler::cancel(request_id request, double now) {
 
 std::vector<scheduler_event> scheduler::take_events() { return std::exchange(events_, {}); }
 
+void scheduler::take_events(std::vector<scheduler_event>& out) {
+  out.clear();
+  out.swap(events_);
+}
+
 std::uint32_t scheduler::num_running() const { return static_cast<std::uint32_t>(running_.size()); }
 
 std::uint32_t scheduler::num_waiting() const { return static_cast<std::uint32_t>(waiting_.size()); }
@@ -90,6 +95,7 @@ void scheduler::finish(tracked& t, finish_reason reason, double now) {
   t.seq.finish(reason);
   if (was_running) kv_->release(t.seq.id());
   if (was_running) finished_since_plan_.push_back(t.seq.id());
+  if (was_running && step_in_flight_) ++num_finished_in_update_;
   ++totals_.num_finished;
   if (reason == finish_reason::cancelled) ++totals_.num_cancelled;
   events_.emplace_back(

@@ -59,12 +59,18 @@ class scheduler {
   // invalid_argument for an empty prompt, max_tokens 0 or a request id already in use.
   [[nodiscard]] result<seq_id> add_request(request_spec spec, double now);
   [[nodiscard]] step_plan schedule(double now);
+  // The same, into `plan` (its previous contents are dropped): a caller that keeps one plan
+  // across steps reuses its storage, so a steady step allocates nothing for the plan.
+  void schedule(double now, step_plan& plan);
   void update_from_output(const step_output& output, double now);
   // False when the request is unknown or already finished.
   bool cancel(request_id request, double now);
 
   // Events since the last call, in the order they happened.
   [[nodiscard]] std::vector<scheduler_event> take_events();
+  // The same into `out` (its previous contents are dropped); the two buffers swap, so a
+  // caller that keeps `out` across steps makes event delivery allocation-free.
+  void take_events(std::vector<scheduler_event>& out);
 
   [[nodiscard]] bool has_unfinished() const { return !sequences_.empty(); }
   [[nodiscard]] std::uint32_t num_running() const;
@@ -101,6 +107,7 @@ class scheduler {
   void schedule_running(step_plan& plan, token_budget& budget, double now);
   void schedule_waiting(step_plan& plan, token_budget& budget, double now);
   void finish_plan(step_plan& plan);
+  void account(const scheduled_sequence& entry, const tracked& t, step_plan& plan, int sign);
 
   [[nodiscard]] std::uint32_t num_tokens_to_schedule(const sequence& seq,
                                                      const token_budget& budget) const;
@@ -136,6 +143,9 @@ class scheduler {
   // Finished sequences stay alive here until no pointer to them can remain (end of update).
   std::vector<std::unique_ptr<tracked>> retired_;
   std::vector<seq_id> finished_since_plan_;
+  std::uint32_t num_finished_in_update_ = 0;
+  std::uint64_t num_decode_tokens_in_plan_ = 0;  // one-token decodes in the plan being built  //
+                                                 // running sequences finished, not yet dropped
   std::vector<scheduler_event> events_;
   std::uint64_t next_step_ = 0;
   std::uint64_t next_seq_ = 0;

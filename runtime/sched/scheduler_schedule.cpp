@@ -10,10 +10,21 @@
 namespace pagedserve::sched {
 
 step_plan scheduler::schedule(double now) {
-  sched_check(!step_in_flight_, "schedule() called again before update_from_output()");
   step_plan plan;
+  schedule(now, plan);
+  return plan;
+}
+
+void scheduler::schedule(double now, step_plan& plan) {
+  sched_check(!step_in_flight_, "schedule() called again before update_from_output()");
   plan.step = next_step_;
-  plan.finished = std::exchange(finished_since_plan_, {});
+  plan.scheduled.clear();
+  plan.preempted.clear();
+  plan.finished.swap(finished_since_plan_);
+  finished_since_plan_.clear();
+  plan.num_batched_tokens = 0;
+  plan.stats = step_stats{};
+  num_decode_tokens_in_plan_ = 0;
   plan.scheduled.reserve(running_.size() + 8);
   in_flight_.clear();
   token_budget budget{config_.max_num_batched_tokens};
@@ -23,7 +34,6 @@ step_plan scheduler::schedule(double now) {
   ++next_step_;
   ++totals_.num_steps;
   step_in_flight_ = true;
-  return plan;
 }
 
 // Tokens `seq` gets this step: its uncomputed tokens, capped by the chunk limit and the
@@ -108,6 +118,7 @@ void scheduler::unschedule(tracked& t, step_plan& plan, token_budget& budget) {
   const auto it = std::find_if(plan.scheduled.begin(), plan.scheduled.end(),
                                [&t](const scheduled_sequence& s) { return s.seq == t.seq.id(); });
   sched_check(it != plan.scheduled.end(), "scheduled sequence missing from the plan");
+  account(*it, t, plan, -1);
   plan.scheduled.erase(it);
   in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), &t));
   t.in_flight = false;
@@ -172,7 +183,8 @@ void scheduler::count_prefix_lookup(std::uint32_t num_tokens, std::uint32_t num_
 void scheduler::add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_new,
                             std::size_t num_blocks_before, step_plan& plan, token_budget& budget) {
   const sequence& seq = t.seq;
-  scheduled_sequence entry;
+  // Built in place: a steady decode entry has no data to copy, only its fields.
+  scheduled_sequence& entry = plan.scheduled.emplace_back();
   entry.seq = seq.id();
   entry.request = seq.request();
   entry.kind = kind;
@@ -187,16 +199,41 @@ void scheduler::add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_ne
   if (kind != schedule_kind::continuing) {
     entry.token_ids.assign(seq.all_token_ids().begin(), seq.all_token_ids().end());
   }
+  account(entry, t, plan, +1);
   t.num_scheduled = num_new;
   t.samples = entry.samples;
   t.in_flight = true;
   in_flight_.push_back(&t);
   budget.num_left -= num_new;
   plan.num_batched_tokens += num_new;
-  plan.scheduled.push_back(std::move(entry));
 }
 
-// Statistics of the finished plan.
+// Adds (sign +1) or takes back (sign -1, unschedule) one entry's share of the plan's
+// statistics. Counted while the entry is built, when its sequence is still in the cache.
+void scheduler::account(const scheduled_sequence& entry, const tracked& t, step_plan& plan,
+                        int sign) {
+  // A decode feeds back the one sampled token that is not yet computed.
+  const bool decode = entry.num_scheduled_tokens == 1 &&
+                      entry.first_position + 1 == t.seq.num_tokens() &&
+                      entry.first_position >= t.seq.num_prompt_tokens();
+  const auto num_prefill =
+      static_cast<std::uint32_t>(entry.num_scheduled_tokens - (decode ? 1 : 0));
+  const std::uint64_t num_held = entry.first_position + entry.num_scheduled_tokens;
+  step_stats& stats = plan.stats;
+  if (sign > 0) {
+    stats.num_prefill_tokens += num_prefill;
+    stats.num_kv_tokens_held += num_held;
+    stats.num_kv_slots_allocated += t.num_slots;
+    num_decode_tokens_in_plan_ += decode ? 1 : 0;
+  } else {
+    stats.num_prefill_tokens -= num_prefill;
+    stats.num_kv_tokens_held -= num_held;
+    stats.num_kv_slots_allocated -= t.num_slots;
+    num_decode_tokens_in_plan_ -= decode ? 1 : 0;
+  }
+}
+
+// Statistics of the finished plan; the scheduled entries were counted by account().
 void scheduler::finish_plan(step_plan& plan) {
   step_stats& stats = plan.stats;
   stats.step = plan.step;
@@ -206,18 +243,6 @@ void scheduler::finish_plan(step_plan& plan) {
   stats.num_batched_tokens = plan.num_batched_tokens;
   stats.kv_usage = kv_->usage();
   sched_check(in_flight_.size() == plan.scheduled.size(), "in-flight list out of step");
-  for (std::size_t i = 0; i < plan.scheduled.size(); ++i) {
-    const scheduled_sequence& entry = plan.scheduled[i];
-    const tracked& t = *in_flight_[i];
-    // A decode feeds back the one sampled token that is not yet computed.
-    const bool decode = entry.num_scheduled_tokens == 1 &&
-                        entry.first_position + 1 == t.seq.num_tokens() &&
-                        entry.first_position >= t.seq.num_prompt_tokens();
-    stats.num_prefill_tokens += entry.num_scheduled_tokens - (decode ? 1 : 0);
-    totals_.num_decode_tokens += decode ? 1 : 0;
-    stats.num_kv_tokens_held += entry.first_position + entry.num_scheduled_tokens;
-    stats.num_kv_slots_allocated += t.num_slots;
-  }
   // Running sequences left out of this step (budget spent) hold KV too; usually none.
   if (running_.size() > in_flight_.size()) {
     for (const tracked* t : running_) {
@@ -227,6 +252,7 @@ void scheduler::finish_plan(step_plan& plan) {
     }
   }
   totals_.num_prefill_tokens += stats.num_prefill_tokens;
+  totals_.num_decode_tokens += num_decode_tokens_in_plan_;
 }
 
 }  // namespace pagedserve::sched

@@ -52,8 +52,12 @@ void scheduler::apply_sampled(tracked& t, token_id token, double now) {
 }
 
 // Finished sequences leave the running list in one pass (not one erase each), then die.
+// Most steps finish nothing and skip the pass.
 void scheduler::drop_finished() {
-  std::erase_if(running_, [](const tracked* t) { return t->seq.is_finished(); });
+  if (num_finished_in_update_ > 0) {
+    std::erase_if(running_, [](const tracked* t) { return t->seq.is_finished(); });
+  }
+  num_finished_in_update_ = 0;
   retired_.clear();
 }
 

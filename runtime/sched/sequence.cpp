@@ -7,18 +7,6 @@
 
 namespace pagedserve::sched {
 
-namespace {
-
-[[noreturn]] void die(const sequence& seq, const char* what) {
-  std::fprintf(stderr, "pagedserve::sched: sequence %llu (request %llu, status %s): %s\n",
-               static_cast<unsigned long long>(seq.id().value()),
-               static_cast<unsigned long long>(seq.request().value()),
-               to_string(seq.status()).data(), what);
-  std::abort();
-}
-
-}  // namespace
-
 std::string_view to_string(sequence_status status) {
   switch (status) {
     case sequence_status::waiting:
@@ -65,59 +53,40 @@ std::span<const token_id> sequence::output_token_ids() const {
   return std::span<const token_id>(tokens_).subspan(num_prompt_tokens_);
 }
 
-std::uint32_t sequence::num_tokens() const { return static_cast<std::uint32_t>(tokens_.size()); }
-
-std::uint32_t sequence::num_output_tokens() const { return num_tokens() - num_prompt_tokens_; }
-
-std::uint32_t sequence::num_uncomputed_tokens() const {
-  return num_tokens() - num_computed_tokens_;
-}
-
-std::uint32_t sequence::max_num_tokens() const { return num_prompt_tokens_ + max_tokens_; }
-
 void sequence::start_running(std::uint32_t num_cached_tokens) {
   if (status_ != sequence_status::waiting && status_ != sequence_status::preempted) {
-    die(*this, "start_running from a state other than waiting/preempted");
+    die("start_running from a state other than waiting/preempted");
   }
-  if (num_cached_tokens >= num_tokens()) die(*this, "cached prefix covers every token");
+  if (num_cached_tokens >= num_tokens()) die("cached prefix covers every token");
   num_computed_tokens_ = num_cached_tokens;
   status_ = sequence_status::running;
   was_ever_scheduled_ = true;
 }
 
-void sequence::advance_computed(std::uint32_t num_tokens_computed) {
-  if (num_computed_tokens_ + num_tokens_computed > num_tokens()) {
-    die(*this, "computed past the known tokens");
-  }
-  num_computed_tokens_ += num_tokens_computed;
-}
-
-void sequence::append_output(token_id token) {
-  if (status_ != sequence_status::running) die(*this, "append_output while not running");
-  tokens_.push_back(token);
-}
-
 void sequence::preempt() {
-  if (status_ != sequence_status::running) die(*this, "preempt while not running");
+  if (status_ != sequence_status::running) die("preempt while not running");
   status_ = sequence_status::preempted;
   num_computed_tokens_ = 0;
   ++num_preemptions_;
 }
 
 void sequence::finish(finish_reason reason) {
-  if (status_ == sequence_status::finished) die(*this, "finished twice");
+  if (status_ == sequence_status::finished) die("finished twice");
   status_ = sequence_status::finished;
   reason_ = reason;
 }
 
-std::optional<finish_reason> sequence::check_stop(token_id token) const {
-  if (may_stop_on_token_) {
-    const auto& stops = spec_.stop_token_ids;
-    if (std::find(stops.begin(), stops.end(), token) != stops.end()) return finish_reason::stopped;
-    if (!spec_.ignore_eos && spec_.eos_token_id == token) return finish_reason::stopped;
-  }
-  if (num_output_tokens() >= max_tokens_) return finish_reason::length;
-  return std::nullopt;
+bool sequence::stops_on(token_id token) const {
+  const auto& stops = spec_.stop_token_ids;
+  if (std::find(stops.begin(), stops.end(), token) != stops.end()) return true;
+  return !spec_.ignore_eos && spec_.eos_token_id == token;
+}
+
+void sequence::die(const char* what) const {
+  std::fprintf(stderr, "pagedserve::sched: sequence %llu (request %llu, status %s): %s\n",
+               static_cast<unsigned long long>(id_.value()),
+               static_cast<unsigned long long>(request_.value()), to_string(status_).data(), what);
+  std::abort();
 }
 
 }  // namespace pagedserve::sched

@@ -54,13 +54,20 @@ class sequence {
   [[nodiscard]] std::span<const token_id> all_token_ids() const { return tokens_; }
   [[nodiscard]] std::span<const token_id> prompt_token_ids() const;
   [[nodiscard]] std::span<const token_id> output_token_ids() const;
-  [[nodiscard]] std::uint32_t num_tokens() const;
+  // The per-step accessors are inline: a step calls them for every running sequence.
+  [[nodiscard]] std::uint32_t num_tokens() const {
+    return static_cast<std::uint32_t>(tokens_.size());
+  }
   [[nodiscard]] std::uint32_t num_prompt_tokens() const { return num_prompt_tokens_; }
-  [[nodiscard]] std::uint32_t num_output_tokens() const;
+  [[nodiscard]] std::uint32_t num_output_tokens() const {
+    return num_tokens() - num_prompt_tokens_;
+  }
   [[nodiscard]] std::uint32_t num_computed_tokens() const { return num_computed_tokens_; }
-  [[nodiscard]] std::uint32_t num_uncomputed_tokens() const;
+  [[nodiscard]] std::uint32_t num_uncomputed_tokens() const {
+    return num_tokens() - num_computed_tokens_;
+  }
   // Tokens this sequence may ever hold: prompt + max_tokens.
-  [[nodiscard]] std::uint32_t max_num_tokens() const;
+  [[nodiscard]] std::uint32_t max_num_tokens() const { return num_prompt_tokens_ + max_tokens_; }
 
   [[nodiscard]] sequence_status status() const { return status_; }
   [[nodiscard]] std::optional<finish_reason> reason() const { return reason_; }
@@ -70,15 +77,28 @@ class sequence {
 
   // Transitions; each aborts when called from a state it does not expect.
   void start_running(std::uint32_t num_cached_tokens);  // waiting/preempted -> running
-  void advance_computed(std::uint32_t num_tokens);      // after a step ran
-  void append_output(token_id token);
+  void advance_computed(std::uint32_t num_new) {        // after a step ran
+    if (num_computed_tokens_ + num_new > num_tokens()) die("computed past the known tokens");
+    num_computed_tokens_ += num_new;
+  }
+  void append_output(token_id token) {
+    if (status_ != sequence_status::running) die("append_output while not running");
+    tokens_.push_back(token);
+  }
   void preempt();  // running -> preempted, num_computed_tokens back to 0 (recompute)
   void finish(finish_reason reason);
 
   // The stop condition after `token` was appended, if any.
-  [[nodiscard]] std::optional<finish_reason> check_stop(token_id token) const;
+  [[nodiscard]] std::optional<finish_reason> check_stop(token_id token) const {
+    if (may_stop_on_token_ && stops_on(token)) return finish_reason::stopped;
+    if (num_output_tokens() >= max_tokens_) return finish_reason::length;
+    return std::nullopt;
+  }
 
  private:
+  [[noreturn]] void die(const char* what) const;
+  [[nodiscard]] bool stops_on(token_id token) const;  // a stop token id or a counting EOS
+
   // Hot fields first: a decode step reads and writes only these, and with a thousand
   // sequences the cache lines touched per sequence decide the step time.
   std::vector<token_id> tokens_;  // prompt then outputs; spec_.prompt_token_ids is emptied

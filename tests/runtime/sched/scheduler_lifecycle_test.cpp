@@ -128,5 +128,51 @@ TEST(SchedulerLifecycle, CancelWhileTheStepRunsDiscardsItsOutput) {
   EXPECT_EQ(h.sched.kv().num_blocks_held(), 0u);
 }
 
+// The storage-reusing overloads (one plan and one event buffer kept across steps, as the
+// benchmark and an engine use them) must yield exactly what the by-value calls yield, through
+// admission, block growth, preemption and finishing.
+TEST(SchedulerLifecycle, ReusedPlanAndEventBufferMatchFreshOnes) {
+  harness fresh(tiny_config(10));
+  harness reused(tiny_config(10));
+  for (harness* h : {&fresh, &reused}) {
+    for (std::uint64_t id = 0; id < 4; ++id)
+      h->add(id, 5 + id, 6 + 2 * static_cast<std::uint32_t>(id));
+  }
+  step_plan plan;
+  std::vector<scheduler_event> events;
+  std::uint64_t num_preempted = 0;
+  for (int i = 0; i < 200 && fresh.sched.has_unfinished(); ++i) {
+    const step_plan expected = fresh.step();
+    reused.sched.schedule(reused.now, plan);
+    reused.finish(plan);
+    ASSERT_EQ(plan.step, expected.step);
+    ASSERT_EQ(plan.scheduled.size(), expected.scheduled.size()) << "step " << i;
+    for (std::size_t j = 0; j < plan.scheduled.size(); ++j) {
+      const scheduled_sequence& a = plan.scheduled[j];
+      const scheduled_sequence& b = expected.scheduled[j];
+      EXPECT_EQ(a.seq, b.seq);
+      EXPECT_EQ(a.kind, b.kind);
+      EXPECT_EQ(a.first_position, b.first_position);
+      EXPECT_EQ(a.num_scheduled_tokens, b.num_scheduled_tokens);
+      EXPECT_EQ(a.samples, b.samples);
+      EXPECT_EQ(a.token_ids, b.token_ids);
+      EXPECT_EQ(a.block_ids, b.block_ids);
+    }
+    EXPECT_EQ(plan.preempted, expected.preempted);
+    EXPECT_EQ(plan.finished, expected.finished);
+    EXPECT_EQ(plan.num_batched_tokens, expected.num_batched_tokens);
+    EXPECT_EQ(plan.stats.num_prefill_tokens, expected.stats.num_prefill_tokens);
+    EXPECT_EQ(plan.stats.num_kv_tokens_held, expected.stats.num_kv_tokens_held);
+    EXPECT_EQ(plan.stats.num_kv_slots_allocated, expected.stats.num_kv_slots_allocated);
+    num_preempted += expected.preempted.size();
+    reused.sched.take_events(events);
+    EXPECT_EQ(events.size(), fresh.sched.take_events().size());
+  }
+  EXPECT_FALSE(reused.sched.has_unfinished());
+  EXPECT_GT(num_preempted, 0u) << "the scenario should exercise preemption";
+  EXPECT_EQ(reused.sched.totals().num_decode_tokens, fresh.sched.totals().num_decode_tokens);
+  EXPECT_EQ(reused.sched.totals().num_prefill_tokens, fresh.sched.totals().num_prefill_tokens);
+}
+
 }  // namespace
 }  // namespace pagedserve::sched::testing
