@@ -54,7 +54,7 @@ result<seq_id> scheduler::add_request(request_spec spec, double now) {
   tracked& t = *owned;
   sequences_.emplace(request, std::move(owned));
   enqueue_waiting(t);
-  events_.emplace_back(request_arrived{stamp(t, next_step_, now)});
+  events_.emplace_back(request_arrived{stamp(t, event_step(), now)});
   return id;
 }
 
@@ -66,9 +66,9 @@ bool scheduler::cancel(request_id request, double now) {
   if (was == sequence_status::waiting || was == sequence_status::preempted) {
     waiting_.erase(t.key);
   }
-  finish(t, finish_reason::cancelled, now);
   if (was == sequence_status::running) remove_running(t);
-  if (!step_in_flight_) retired_.clear();
+  finish(t, finish_reason::cancelled, now);
+  if (num_in_flight_ == 0) retired_.clear();
   return true;
 }
 
@@ -88,23 +88,33 @@ const sequence* scheduler::find(request_id request) const {
   return it == sequences_.end() ? nullptr : &it->second->seq;
 }
 
-// Ends `t` for `reason`: its memory goes back at once, the executor hears of it in the next
-// plan, and it stays alive in retired_ until no pointer to it can remain.
+// Ends `t` for `reason`: its memory goes back at once (even while a step that uses it runs:
+// the executor runs steps in order, so a later step that reuses the blocks writes them
+// after), the executor hears of it in the next plan, and it stays alive in retired_ until
+// every step in flight that may name it has been applied.
 void scheduler::finish(tracked& t, finish_reason reason, double now) {
   const bool was_running = t.seq.status() == sequence_status::running;
   t.seq.finish(reason);
   if (was_running) kv_->release(t.seq.id());
-  if (was_running) finished_since_plan_.push_back(t.seq.id());
-  if (was_running && step_in_flight_) ++num_finished_in_update_;
+  // A preempted sequence still has state in the executor (its sampler), so it is named too.
+  if (t.seq.was_ever_scheduled()) finished_since_plan_.push_back(t.seq.id());
+  if (was_running && applying_step_) ++num_finished_in_update_;
   ++totals_.num_finished;
   if (reason == finish_reason::cancelled) ++totals_.num_cancelled;
   events_.emplace_back(
-      request_finished{stamp(t, step_in_flight_ ? next_step_ - 1 : next_step_, now), reason,
-                       t.seq.num_output_tokens()});
+      request_finished{stamp(t, event_step(), now), reason, t.seq.num_output_tokens()});
   const auto it = sequences_.find(t.seq.request());
-  retired_.push_back(std::move(it->second));
+  const std::uint64_t last_step =
+      num_in_flight_ == 0
+          ? 0
+          : in_flight_[(in_flight_head_ + num_in_flight_ - 1) % k_max_steps_in_flight].step;
+  retired_.push_back(retired_sequence{last_step, std::move(it->second)});
   sequences_.erase(it);
 }
+
+// Events from add_request/cancel name the next plan's step; those from applying an output
+// name that output's step.
+std::uint64_t scheduler::event_step() const { return applying_step_.value_or(next_step_); }
 
 void scheduler::enqueue_waiting(tracked& t) {
   const bool fcfs = config_.policy == scheduling_policy::fcfs;

@@ -7,7 +7,10 @@
 //   update_from_output(out, now)  appends sampled tokens, commits blocks, stops, releases
 //   cancel(request, now)          frees at once, waiting or running
 //
-// schedule() and update_from_output() strictly alternate: one step is in flight at a time.
+// Up to two steps may be in flight: step N+1 can be planned while step N runs (the
+// executor feeds a token it sampled in step N straight into step N+1). Outputs are applied
+// in step order. A sequence whose step-N token turns out to stop it wastes its step-N+1
+// work; one whose step-N token is its last by max_tokens is not planned again.
 //
 // Phase 1 walks running sequences in admission order and gives each min(uncomputed tokens,
 // chunk limit, remaining budget). When the pool cannot supply a sequence's slots it preempts
@@ -16,9 +19,11 @@
 // order while the sequence cap, the token budget and the watermark allow, and not at all
 // in a step that preempted (admitting then would only thrash).
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -72,7 +77,13 @@ class scheduler {
   // caller that keeps `out` across steps makes event delivery allocation-free.
   void take_events(std::vector<scheduler_event>& out);
 
+  static constexpr std::size_t k_max_steps_in_flight = 2;
+
   [[nodiscard]] bool has_unfinished() const { return !sequences_.empty(); }
+  // Steps planned whose output has not been applied yet.
+  [[nodiscard]] std::size_t num_steps_in_flight() const { return num_in_flight_; }
+  // Unfinished sequences that could be planned now (not waiting only on pending tokens).
+  [[nodiscard]] bool can_plan() const;
   [[nodiscard]] std::uint32_t num_running() const;
   [[nodiscard]] std::uint32_t num_waiting() const;
   // Unfinished sequences only (finished ones are dropped at once).
@@ -92,15 +103,32 @@ class scheduler {
     // makes no kv_policy call for this sequence.
     std::uint64_t num_slots = 0;
     std::uint32_t num_table_blocks = 0;
-    std::uint32_t num_scheduled = 0;  // this step (0 when not scheduled)
-    bool samples = false;
-    bool in_flight = false;  // part of the step whose output is awaited
-    sequence seq;            // its hot fields come first, right after these
+    std::uint32_t num_scheduled = 0;  // in the plan being built (0 when not in it)
+    bool samples = false;             // ditto
+    sequence seq;                     // its hot fields come first, right after these
     waiting_key key{};
   };
 
   struct token_budget {
     std::uint32_t num_left = 0;
+  };
+
+  // One entry of a step whose output is awaited.
+  struct in_flight_entry {
+    tracked* t = nullptr;
+    std::uint32_t num_scheduled = 0;
+    std::uint32_t num_computed_after = 0;  // positions with KV once the step has run
+    std::uint32_t incarnation = 0;         // num_preemptions when planned
+    bool samples = false;
+  };
+  struct in_flight_step {
+    std::uint64_t step = 0;
+    std::vector<in_flight_entry> entries;  // reused across steps
+  };
+  // A finished sequence stays alive until every step in flight that may name it is applied.
+  struct retired_sequence {
+    std::uint64_t last_step = 0;
+    std::unique_ptr<tracked> t;
   };
 
   // Phases of schedule().
@@ -124,10 +152,16 @@ class scheduler {
   void preempt(tracked& victim, step_plan& plan, token_budget& budget, double now);
   void unschedule(tracked& t, step_plan& plan, token_budget& budget);
 
+  void record_in_flight(std::uint64_t step);
+  [[nodiscard]] in_flight_step& oldest_in_flight() { return in_flight_[in_flight_head_]; }
+
   // Phases of update_from_output().
+  void apply_entry(const in_flight_entry& entry, std::optional<token_id> token, double now);
   void apply_sampled(tracked& t, token_id token, double now);
   void finish(tracked& t, finish_reason reason, double now);
   void drop_finished();
+  void free_retired(std::uint64_t applied_step);
+  [[nodiscard]] std::uint64_t event_step() const;
 
   void enqueue_waiting(tracked& t);
   void remove_running(const tracked& t);
@@ -138,18 +172,21 @@ class scheduler {
   std::unordered_map<request_id, std::unique_ptr<tracked>> sequences_;
   std::vector<tracked*> running_;            // admission order
   std::map<waiting_key, tracked*> waiting_;  // policy order
-  std::vector<tracked*> in_flight_;          // scheduled in the step awaiting output
+  std::vector<tracked*> planned_;            // entries of the plan being built
   std::vector<tracked*> running_snapshot_;   // scratch for schedule_running
-  // Finished sequences stay alive here until no pointer to them can remain (end of update).
-  std::vector<std::unique_ptr<tracked>> retired_;
+  // Ring of the steps in flight, oldest at in_flight_head_.
+  std::array<in_flight_step, k_max_steps_in_flight> in_flight_{};
+  std::size_t in_flight_head_ = 0;
+  std::size_t num_in_flight_ = 0;
+  std::vector<retired_sequence> retired_;
   std::vector<seq_id> finished_since_plan_;
+  // Running sequences finished while applying an output, not yet dropped from running_.
   std::uint32_t num_finished_in_update_ = 0;
-  std::uint64_t num_decode_tokens_in_plan_ = 0;  // one-token decodes in the plan being built  //
-                                                 // running sequences finished, not yet dropped
+  std::uint64_t num_decode_tokens_in_plan_ = 0;  // one-token decodes in the plan being built
   std::vector<scheduler_event> events_;
   std::uint64_t next_step_ = 0;
   std::uint64_t next_seq_ = 0;
-  bool step_in_flight_ = false;
+  std::optional<std::uint64_t> applying_step_;  // set while update_from_output runs
   scheduler_totals totals_;
 };
 

@@ -16,7 +16,8 @@ step_plan scheduler::schedule(double now) {
 }
 
 void scheduler::schedule(double now, step_plan& plan) {
-  sched_check(!step_in_flight_, "schedule() called again before update_from_output()");
+  sched_check(num_in_flight_ < k_max_steps_in_flight,
+              "schedule() with two steps in flight: apply an output first");
   plan.step = next_step_;
   plan.scheduled.clear();
   plan.preempted.clear();
@@ -26,14 +27,35 @@ void scheduler::schedule(double now, step_plan& plan) {
   plan.stats = step_stats{};
   num_decode_tokens_in_plan_ = 0;
   plan.scheduled.reserve(running_.size() + 8);
-  in_flight_.clear();
+  planned_.clear();
   token_budget budget{config_.max_num_batched_tokens};
   schedule_running(plan, budget, now);
   if (plan.preempted.empty()) schedule_waiting(plan, budget, now);
   finish_plan(plan);
+  record_in_flight(plan.step);
   ++next_step_;
   ++totals_.num_steps;
-  step_in_flight_ = true;
+}
+
+// The plan's entries become the newest step in flight; the tracked fields are free again.
+void scheduler::record_in_flight(std::uint64_t step) {
+  in_flight_step& rec = in_flight_[(in_flight_head_ + num_in_flight_) % k_max_steps_in_flight];
+  ++num_in_flight_;
+  rec.step = step;
+  rec.entries.clear();
+  for (tracked* t : planned_) {
+    rec.entries.push_back(in_flight_entry{t, t->num_scheduled, t->seq.num_computed_tokens(),
+                                          t->seq.num_preemptions(), t->samples});
+    t->num_scheduled = 0;
+    t->samples = false;
+  }
+}
+
+bool scheduler::can_plan() const {
+  if (!waiting_.empty()) return true;
+  return std::any_of(running_.begin(), running_.end(), [](const tracked* t) {
+    return t->seq.num_uncomputed_tokens() > 0 && !t->seq.pending_is_last();
+  });
 }
 
 // Tokens `seq` gets this step: its uncomputed tokens, capped by the chunk limit and the
@@ -54,6 +76,7 @@ void scheduler::schedule_running(step_plan& plan, token_budget& budget, double n
   for (tracked* t : running_snapshot_) {
     if (budget.num_left == 0) break;
     if (t->seq.status() != sequence_status::running) continue;
+    if (t->seq.pending_is_last()) continue;  // its last token is on its way
     const std::uint32_t num_new = num_tokens_to_schedule(t->seq, budget);
     if (num_new == 0) continue;
     const std::size_t num_blocks_before = t->num_table_blocks;
@@ -118,10 +141,10 @@ void scheduler::unschedule(tracked& t, step_plan& plan, token_budget& budget) {
   const auto it = std::find_if(plan.scheduled.begin(), plan.scheduled.end(),
                                [&t](const scheduled_sequence& s) { return s.seq == t.seq.id(); });
   sched_check(it != plan.scheduled.end(), "scheduled sequence missing from the plan");
+  t.seq.unadvance_computed(t.num_scheduled, t.samples);
   account(*it, t, plan, -1);
   plan.scheduled.erase(it);
-  in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), &t));
-  t.in_flight = false;
+  planned_.erase(std::find(planned_.begin(), planned_.end(), &t));
   budget.num_left += t.num_scheduled;
   plan.num_batched_tokens -= t.num_scheduled;
   t.num_scheduled = 0;
@@ -136,6 +159,8 @@ void scheduler::schedule_waiting(step_plan& plan, token_budget& budget, double n
 }
 
 bool scheduler::try_admit(tracked& t, step_plan& plan, token_budget& budget, double now) {
+  // Preempted while its last step ran: resumable once that step's token has arrived.
+  if (t.seq.num_pending_outputs() > 0) return false;
   const admission_lookup lookup = kv_->lookup_prefix(t.seq.all_token_ids());
   const std::uint32_t num_uncomputed = t.seq.num_tokens() - lookup.num_cached_tokens;
   std::uint32_t num_new = std::min(num_uncomputed, budget.num_left);
@@ -190,7 +215,8 @@ void scheduler::add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_ne
   entry.kind = kind;
   entry.first_position = seq.num_computed_tokens();
   entry.num_scheduled_tokens = num_new;
-  entry.samples = seq.num_computed_tokens() + num_new == seq.num_tokens();
+  entry.samples =
+      seq.num_computed_tokens() + num_new == seq.num_tokens() + seq.num_pending_outputs();
   if (t.num_table_blocks > num_blocks_before) {
     const std::span<const block_id> table = kv_->block_table(seq.id());
     entry.block_ids.assign(table.begin() + static_cast<std::ptrdiff_t>(num_blocks_before),
@@ -202,8 +228,8 @@ void scheduler::add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_ne
   account(entry, t, plan, +1);
   t.num_scheduled = num_new;
   t.samples = entry.samples;
-  t.in_flight = true;
-  in_flight_.push_back(&t);
+  t.seq.advance_computed(num_new, entry.samples);
+  planned_.push_back(&t);
   budget.num_left -= num_new;
   plan.num_batched_tokens += num_new;
 }
@@ -212,10 +238,12 @@ void scheduler::add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_ne
 // statistics. Counted while the entry is built, when its sequence is still in the cache.
 void scheduler::account(const scheduled_sequence& entry, const tracked& t, step_plan& plan,
                         int sign) {
-  // A decode feeds back the one sampled token that is not yet computed.
-  const bool decode = entry.num_scheduled_tokens == 1 &&
-                      entry.first_position + 1 == t.seq.num_tokens() &&
-                      entry.first_position >= t.seq.num_prompt_tokens();
+  // A decode feeds back the one sampled token that is not yet computed (it may still be
+  // pending). Evaluated with the sequence as before the entry was planned.
+  const bool decode =
+      entry.num_scheduled_tokens == 1 &&
+      entry.first_position + 1 == t.seq.num_tokens() + t.seq.num_pending_outputs() &&
+      entry.first_position >= t.seq.num_prompt_tokens();
   const auto num_prefill =
       static_cast<std::uint32_t>(entry.num_scheduled_tokens - (decode ? 1 : 0));
   const std::uint64_t num_held = entry.first_position + entry.num_scheduled_tokens;
@@ -242,9 +270,9 @@ void scheduler::finish_plan(step_plan& plan) {
   stats.num_waiting = static_cast<std::uint32_t>(waiting_.size());
   stats.num_batched_tokens = plan.num_batched_tokens;
   stats.kv_usage = kv_->usage();
-  sched_check(in_flight_.size() == plan.scheduled.size(), "in-flight list out of step");
+  sched_check(planned_.size() == plan.scheduled.size(), "planned list out of step");
   // Running sequences left out of this step (budget spent) hold KV too; usually none.
-  if (running_.size() > in_flight_.size()) {
+  if (running_.size() > planned_.size()) {
     for (const tracked* t : running_) {
       if (t->num_scheduled > 0) continue;
       stats.num_kv_tokens_held += t->seq.num_computed_tokens();

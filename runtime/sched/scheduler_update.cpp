@@ -10,43 +10,55 @@
 namespace pagedserve::sched {
 
 void scheduler::update_from_output(const step_output& output, double now) {
-  sched_check(step_in_flight_, "update_from_output() without a step in flight");
-  sched_check(output.step + 1 == next_step_, "step_output of another step than the last plan");
-  const std::uint32_t block_size = kv_->block_size();
+  sched_check(num_in_flight_ > 0, "update_from_output() without a step in flight");
+  in_flight_step& rec = oldest_in_flight();
+  sched_check(output.step == rec.step, "step_output of another step than the oldest in flight");
+  applying_step_ = rec.step;
   std::size_t num_consumed = 0;
-  for (tracked* t : in_flight_) {
-    const std::uint32_t num_computed = t->num_scheduled;
+  for (const in_flight_entry& entry : rec.entries) {
     std::optional<token_id> token;
-    if (t->samples) {
+    if (entry.samples) {
       sched_check(num_consumed < output.sampled.size(), "a sampling sequence has no token");
       const sampled_token& sampled = output.sampled[num_consumed++];
-      sched_check(sampled.seq == t->seq.id(), "sampled tokens out of the plan's order");
+      sched_check(sampled.seq == entry.t->seq.id(), "sampled tokens out of the plan's order");
       token = sampled.token;
     }
-    t->num_scheduled = 0;
-    t->samples = false;
-    t->in_flight = false;
-    if (t->seq.is_finished()) continue;  // cancelled while the step ran
-    t->seq.advance_computed(num_computed);
-    // Only a step that filled a block can give the prefix cache something new.
-    const std::uint32_t after = t->seq.num_computed_tokens();
-    if (after / block_size != (after - num_computed) / block_size) {
-      kv_->commit(t->seq.id(), t->seq.all_token_ids(), after);
-    }
-    if (token) apply_sampled(*t, *token, now);
+    apply_entry(entry, token, now);
   }
   sched_check(num_consumed == output.sampled.size(), "more sampled tokens than sampling entries");
-  in_flight_.clear();
+  rec.entries.clear();
+  in_flight_head_ = (in_flight_head_ + 1) % k_max_steps_in_flight;
+  --num_in_flight_;
   drop_finished();
-  step_in_flight_ = false;
+  free_retired(*applying_step_);
+  applying_step_.reset();
+}
+
+// One entry of the step being applied. Its KV is now written: full blocks go to the prefix
+// cache, unless the sequence lost them to a preemption planned after this step.
+void scheduler::apply_entry(const in_flight_entry& entry, std::optional<token_id> token,
+                            double now) {
+  tracked& t = *entry.t;
+  if (t.seq.is_finished()) return;  // cancelled or stopped since this step was planned
+  const bool same_blocks =
+      t.seq.status() == sequence_status::running && t.seq.num_preemptions() == entry.incarnation;
+  const std::uint32_t block_size = kv_->block_size();
+  const std::uint32_t after = entry.num_computed_after;
+  // Only a step that filled a block can give the prefix cache something new.
+  if (same_blocks && after / block_size != (after - entry.num_scheduled) / block_size) {
+    kv_->commit(t.seq.id(), t.seq.all_token_ids(), after);
+  }
+  if (token) apply_sampled(t, *token, now);
 }
 
 void scheduler::apply_sampled(tracked& t, token_id token, double now) {
   t.seq.append_output(token);
   if (t.seq.num_output_tokens() == 1) {
-    events_.emplace_back(first_token{stamp(t, next_step_ - 1, now)});
+    events_.emplace_back(first_token{stamp(t, event_step(), now)});
   }
   if (const std::optional<finish_reason> reason = t.seq.check_stop(token)) {
+    // Preempted while this step ran: it waits to resume, and stops from the queue instead.
+    if (t.seq.status() == sequence_status::preempted) waiting_.erase(t.key);
     finish(t, *reason, now);
   }
 }
@@ -58,7 +70,11 @@ void scheduler::drop_finished() {
     std::erase_if(running_, [](const tracked* t) { return t->seq.is_finished(); });
   }
   num_finished_in_update_ = 0;
-  retired_.clear();
+}
+
+void scheduler::free_retired(std::uint64_t applied_step) {
+  std::erase_if(retired_,
+                [applied_step](const retired_sequence& r) { return r.last_step <= applied_step; });
 }
 
 }  // namespace pagedserve::sched

@@ -58,6 +58,7 @@ void sequence::start_running(std::uint32_t num_cached_tokens) {
     die("start_running from a state other than waiting/preempted");
   }
   if (num_cached_tokens >= num_tokens()) die("cached prefix covers every token");
+  if (num_pending_outputs_ != 0) die("start_running with an output still pending");
   num_computed_tokens_ = num_cached_tokens;
   status_ = sequence_status::running;
   was_ever_scheduled_ = true;

@@ -1,11 +1,19 @@
 #pragma once
 // sequence: one request's generation state as the scheduler sees it. There are no prefill or
 // decode phases: a sequence has `num_tokens` known tokens (prompt + outputs) of which the
-// first `num_computed_tokens` have their KV in the cache; each step it is scheduled some of
-// the rest. It samples a token when a step's last scheduled position is its last known token.
+// first `num_computed_tokens` have their KV in the cache once the scheduled steps have run;
+// each step it is scheduled some of the rest. It samples a token when a step's last
+// scheduled position is its last token.
 //
-//   tokens:   [ p0 p1 ... p(P-1) | o0 o1 ... o(k-1) ]      num_tokens = P + k
-//   computed: [ ............ num_computed_tokens ..)       always <= num_tokens
+// Steps are planned ahead (step N+1 is planned while step N runs), so num_computed_tokens
+// advances when a step is planned, and a token sampled by a step still in flight is
+// `pending`: its position exists (the executor feeds it from its own sample) but its value
+// is not known here yet.
+//
+//   tokens:   [ p0 p1 ... p(P-1) | o0 o1 ... o(k-1) ] [ pending ]   num_tokens = P + k
+//   computed: [ ............ num_computed_tokens ........ )
+//             always <= num_tokens + num_pending_outputs; one pending output per step in
+//             flight that samples this sequence (at most 2)
 
 #include <cstdint>
 #include <optional>
@@ -63,11 +71,19 @@ class sequence {
     return num_tokens() - num_prompt_tokens_;
   }
   [[nodiscard]] std::uint32_t num_computed_tokens() const { return num_computed_tokens_; }
+  // Positions not yet scheduled, the pending token's included.
   [[nodiscard]] std::uint32_t num_uncomputed_tokens() const {
-    return num_tokens() - num_computed_tokens_;
+    return num_tokens() + num_pending_outputs_ - num_computed_tokens_;
   }
+  // Tokens sampled by steps in flight whose values have not arrived.
+  [[nodiscard]] std::uint32_t num_pending_outputs() const { return num_pending_outputs_; }
   // Tokens this sequence may ever hold: prompt + max_tokens.
   [[nodiscard]] std::uint32_t max_num_tokens() const { return num_prompt_tokens_ + max_tokens_; }
+  // True when the pending token will be the last one max_tokens allows: nothing is left to
+  // plan until it arrives and ends the sequence.
+  [[nodiscard]] bool pending_is_last() const {
+    return num_pending_outputs_ > 0 && num_output_tokens() + num_pending_outputs_ >= max_tokens_;
+  }
 
   [[nodiscard]] sequence_status status() const { return status_; }
   [[nodiscard]] std::optional<finish_reason> reason() const { return reason_; }
@@ -77,12 +93,25 @@ class sequence {
 
   // Transitions; each aborts when called from a state it does not expect.
   void start_running(std::uint32_t num_cached_tokens);  // waiting/preempted -> running
-  void advance_computed(std::uint32_t num_new) {        // after a step ran
-    if (num_computed_tokens_ + num_new > num_tokens()) die("computed past the known tokens");
+  // When a step is planned: `num_new` more positions will have KV once it has run; when
+  // the step samples, the sampled token is pending until append_output.
+  void advance_computed(std::uint32_t num_new, bool samples) {
+    if (num_new > num_uncomputed_tokens()) die("computed past the known tokens");
     num_computed_tokens_ += num_new;
+    if (samples) ++num_pending_outputs_;
   }
+  // Takes back a planned step (its sequence was preempted while the plan was built).
+  void unadvance_computed(std::uint32_t num_new, bool samples) {
+    num_computed_tokens_ -= num_new;
+    if (samples) --num_pending_outputs_;
+  }
+  // The pending token arrived. A sequence preempted while its step ran still gets it.
   void append_output(token_id token) {
-    if (status_ != sequence_status::running) die("append_output while not running");
+    if (status_ != sequence_status::running && status_ != sequence_status::preempted) {
+      die("append_output while neither running nor preempted");
+    }
+    if (num_pending_outputs_ == 0) die("append_output without a pending output");
+    --num_pending_outputs_;
     tokens_.push_back(token);
   }
   void preempt();  // running -> preempted, num_computed_tokens back to 0 (recompute)
@@ -105,6 +134,7 @@ class sequence {
   std::uint32_t num_prompt_tokens_ = 0;
   std::uint32_t num_computed_tokens_ = 0;
   std::uint32_t max_tokens_ = 0;  // copy of spec_.max_tokens
+  std::uint32_t num_pending_outputs_ = 0;
   sequence_status status_ = sequence_status::waiting;
   bool may_stop_on_token_ = false;  // an EOS that counts, or stop token ids
   bool was_ever_scheduled_ = false;
