@@ -16,6 +16,8 @@ enum class error_code {
   corrupt_data,       // a file's content contradicts itself or its size
   io_error,           // the operating system refused (open, mmap, read)
   capacity_exceeded,  // the request can never fit (KV cache, max_model_len)
+  overloaded,         // a limit is reached right now (queue full): retry later
+  unavailable,        // shutting down: no new work accepted
   internal,           // a bug: should not happen
 };
 

@@ -59,6 +59,10 @@ result<seq_id> scheduler::add_request(request_spec spec, double now) {
 }
 
 bool scheduler::cancel(request_id request, double now) {
+  return finish_request(request, finish_reason::cancelled, now);
+}
+
+bool scheduler::finish_request(request_id request, finish_reason reason, double now) {
   const auto it = sequences_.find(request);
   if (it == sequences_.end()) return false;
   tracked& t = *it->second;
@@ -67,7 +71,7 @@ bool scheduler::cancel(request_id request, double now) {
     waiting_.erase(t.key);
   }
   if (was == sequence_status::running) remove_running(t);
-  finish(t, finish_reason::cancelled, now);
+  finish(t, reason, now);
   if (num_in_flight_ == 0) retired_.clear();
   return true;
 }

@@ -70,6 +70,13 @@ class scheduler {
   void update_from_output(const step_output& output, double now);
   // False when the request is unknown or already finished.
   bool cancel(request_id request, double now);
+  // Ends a request for a reason found outside (a stop string matched on its text): like
+  // cancel, with `reason` in its request_finished event.
+  bool finish_request(request_id request, finish_reason reason, double now);
+  // The oldest step in flight failed (its output will never come): it is dropped, and
+  // every unfinished sequence it computed ends as aborted (its KV is not trustworthy).
+  // Returns their requests. `step` must be the oldest step in flight.
+  std::vector<request_id> abort_step(std::uint64_t step, double now);
 
   // Events since the last call, in the order they happened.
   [[nodiscard]] std::vector<scheduler_event> take_events();

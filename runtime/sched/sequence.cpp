@@ -29,6 +29,8 @@ std::string_view to_string(finish_reason reason) {
       return "length";
     case finish_reason::cancelled:
       return "cancelled";
+    case finish_reason::aborted:
+      return "aborted";
   }
   return "unknown";
 }

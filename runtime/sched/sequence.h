@@ -32,6 +32,7 @@ enum class finish_reason {
   stopped,    // EOS or one of the request's stop token ids
   length,     // max_tokens reached
   cancelled,  // cancel() by the caller
+  aborted,    // the step computing it failed (abort_step)
 };
 
 [[nodiscard]] std::string_view to_string(sequence_status status);

@@ -1,0 +1,64 @@
+#pragma once
+// engine_config: everything the engine needs at start-up, fixed afterwards. Built from the
+// CLI/YAML by callers; validate() names the first bad field.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "runtime/core/result.h"
+#include "runtime/sched/scheduler_config.h"
+
+namespace pagedserve {
+
+struct engine_config {
+  // The model: a HF checkpoint folder, or a config.json with dummy weights, or (both empty)
+  // the built-in demo model.
+  std::string model_dir;
+  std::string model_config_file;     // --model-config: dummy weights from this config
+  std::string load_format = "auto";  // auto | dummy
+  std::string tokenizer_dir;         // default: model_dir when it has tokenizer.json
+  std::string backend = "cpu";
+  std::uint64_t weights_seed = 0;    // dummy/demo weights
+
+  // KV pool: num_blocks blocks of sched.block_size tokens. 0: as many as needed for
+  // max_num_seqs sequences of max_model_len (the CPU default; the CUDA backend measures).
+  sched::scheduler_config sched;
+
+  std::uint32_t max_waiting_requests = 4096;  // past it: submit fails at once
+  std::uint32_t max_n = 16;                   // completions per request
+
+  // Test hook passed to the executor: runs before each step; may throw to fail that step.
+  std::function<void(std::uint64_t step)> before_step;
+};
+
+[[nodiscard]] status validate(const engine_config& config);
+
+// Figures since start, read at any time (engine::stats, stats_atom).
+struct engine_stats {
+  std::uint32_t num_running = 0;
+  std::uint32_t num_waiting = 0;
+  std::uint64_t num_total_blocks = 0;
+  std::uint64_t num_free_blocks = 0;     // free or cached-and-unreferenced
+  double kv_usage = 0.0;
+  std::uint64_t num_requests = 0;        // accepted
+  std::uint64_t num_rejected = 0;
+  std::uint64_t num_finished = 0;
+  std::uint64_t num_cancelled = 0;
+  std::uint64_t num_failed = 0;
+  std::uint64_t num_steps = 0;
+  std::uint64_t num_failed_steps = 0;
+  std::uint64_t num_preemptions = 0;
+  std::uint64_t num_prompt_tokens = 0;
+  std::uint64_t num_generation_tokens = 0;
+  std::uint64_t prefix_cache_queries = 0;  // tokens
+  std::uint64_t prefix_cache_hits = 0;
+  double sum_batch_size = 0.0;             // sequences per step, summed (mean = / num_steps)
+  double kv_utilization_sum = 0.0;         // per step tokens held / slots allocated, summed
+  // Executor: time it waited between the end of one step and the start of the next while
+  // requests were in flight, and time spent in steps.
+  double executor_idle_s = 0.0;
+  double executor_busy_s = 0.0;
+};
+
+}  // namespace pagedserve

@@ -1,0 +1,345 @@
+// engine_core: requests in, step plans out, sampled tokens to text and finals. See the header.
+
+#include "runtime/engine/engine_core.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "runtime/engine/output_stream.h"
+#include "runtime/sched/kv_policy.h"
+
+namespace pagedserve {
+
+// One of a request's n sequences. Lives inside its request_state.
+struct engine_core_base::completion {
+  request_state* owner = nullptr;
+  std::uint32_t index = 0;
+  request_id internal;  // the runtime scheduler's request id for this sequence
+  seq_id seq;
+  std::unique_ptr<output_stream> stream;
+  std::uint32_t num_generated = 0;
+  std::uint32_t num_cached_tokens = 0;
+  bool done = false;
+};
+
+struct engine_core_base::request_state {
+  request_id id;
+  generation_request request;  // prompt moved out into prompt_ids
+  std::vector<token_id> prompt_ids;
+  std::vector<completion> completions;
+  std::uint32_t num_done = 0;
+};
+
+namespace {
+
+finish_kind finish_kind_of(sched::finish_reason reason) {
+  switch (reason) {
+    case sched::finish_reason::stopped:
+      return finish_kind::stop;
+    case sched::finish_reason::length:
+      return finish_kind::length;
+    case sched::finish_reason::cancelled:
+      return finish_kind::cancelled;
+    case sched::finish_reason::aborted:
+      return finish_kind::error;
+  }
+  return finish_kind::error;
+}
+
+}  // namespace
+
+engine_core_base::engine_core_base(engine_core_setup setup)
+    : setup_(std::move(setup)),
+      scheduler_(std::make_unique<sched::scheduler>(
+          setup_.config.sched, sched::make_paged_kv_policy(setup_.config.sched))) {}
+
+engine_core_base::~engine_core_base() = default;
+
+bool engine_core_base::has_work() const {
+  return scheduler_->has_unfinished() || scheduler_->num_steps_in_flight() > 0;
+}
+
+std::size_t engine_core_base::num_in_flight_steps() const {
+  return scheduler_->num_steps_in_flight();
+}
+
+bool engine_core_base::can_plan_step() const {
+  return scheduler_->num_steps_in_flight() < sched::scheduler::k_max_steps_in_flight &&
+         scheduler_->can_plan();
+}
+
+std::uint64_t engine_core_base::num_blocks_held() const {
+  return scheduler_->kv().num_blocks_held();
+}
+
+void engine_core_base::record_executor_time(double idle_s, double busy_s) {
+  totals_.executor_idle_s += idle_s;
+  totals_.executor_busy_s += busy_s;
+}
+
+std::vector<request_id> engine_core_base::live_requests() const {
+  std::vector<request_id> ids;
+  ids.reserve(requests_.size());
+  for (const auto& [id, state] : requests_) ids.push_back(id);
+  return ids;
+}
+
+// ---- admission ----
+
+status engine_core_base::check_request(const generation_request& request) const {
+  const engine_config& config = setup_.config;
+  if (request.max_tokens == 0) {
+    return make_error(error_code::invalid_argument, "max_tokens must be at least 1");
+  }
+  if (request.n == 0 || request.n > config.max_n) {
+    return make_error(
+        error_code::invalid_argument,
+        "n must be in [1, " + std::to_string(config.max_n) + "], got " + std::to_string(request.n));
+  }
+  if (const status valid = request.sampling.validate(); !valid) return valid;
+  if (!request.stop.empty() && setup_.tok == nullptr) {
+    return make_error(error_code::invalid_argument,
+                      "stop strings need a tokenizer; this engine has none (use stop_token_ids)");
+  }
+  for (const std::string& stop : request.stop) {
+    if (stop.empty()) return make_error(error_code::invalid_argument, "empty stop string");
+  }
+  if (scheduler_->num_waiting() + request.n > config.max_waiting_requests) {
+    return make_error(error_code::overloaded, "too many waiting requests (limit " +
+                                                  std::to_string(config.max_waiting_requests) +
+                                                  "): retry later");
+  }
+  return status::success();
+}
+
+result<std::vector<token_id>> engine_core_base::prompt_ids(
+    const generation_request& request) const {
+  std::vector<token_id> ids = request.prompt_token_ids;
+  if (ids.empty() && !request.prompt.empty()) {
+    if (setup_.tok == nullptr) {
+      return make_error(error_code::invalid_argument,
+                        "a text prompt needs a tokenizer; this engine has none (send token ids)");
+    }
+    ids = setup_.tok->encode(request.prompt, /*add_special_tokens=*/true);
+  }
+  if (ids.empty()) return make_error(error_code::invalid_argument, "the prompt is empty");
+  for (const token_id id : ids) {
+    if (id < 0 || static_cast<std::uint32_t>(id) >= setup_.vocab_size) {
+      return make_error(error_code::invalid_argument, "prompt token id " + std::to_string(id) +
+                                                          " is outside the vocabulary [0, " +
+                                                          std::to_string(setup_.vocab_size) + ")");
+    }
+  }
+  return ids;
+}
+
+sched::request_spec engine_core_base::spec_for(const request_state& r, request_id internal,
+                                               double now) const {
+  const generation_request& req = r.request;
+  sched::request_spec spec;
+  spec.id = internal;
+  spec.prompt_token_ids = r.prompt_ids;
+  spec.max_tokens = req.max_tokens;
+  spec.priority = req.priority;
+  spec.arrival_time = now;
+  spec.ignore_eos = req.ignore_eos;
+  // Every EOS id stops (the scheduler knows one EOS; several are stop ids here).
+  spec.stop_token_ids = req.stop_token_ids;
+  if (!req.ignore_eos) {
+    spec.stop_token_ids.insert(spec.stop_token_ids.end(), setup_.eos_token_ids.begin(),
+                               setup_.eos_token_ids.end());
+  }
+  return spec;
+}
+
+result<request_id> engine_core_base::add_request(generation_request request, double now) {
+  auto reject = [this](error e) -> result<request_id> {
+    ++totals_.num_rejected;
+    return e;
+  };
+  if (const status valid = check_request(request); !valid) return reject(valid.err());
+  auto ids = prompt_ids(request);
+  if (!ids) return reject(ids.err());
+
+  auto state = std::make_unique<request_state>();
+  state->id = request_id{next_request_++};
+  state->prompt_ids = std::move(*ids);
+  state->request = std::move(request);
+  state->request.prompt_token_ids.clear();
+  state->request.prompt.clear();
+  const std::uint32_t n = state->request.n;
+  state->completions.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    completion& c = state->completions[i];
+    c.owner = state.get();
+    c.index = i;
+    c.internal = request_id{next_internal_++};
+    c.stream = std::make_unique<output_stream>(
+        setup_.tok, state->request.stop, state->request.skip_special_tokens, state->prompt_ids);
+    auto added = scheduler_->add_request(spec_for(*state, c.internal, now), now);
+    if (added) c.seq = *added;
+    if (!added) {
+      // Only the first can fail (the rest are identical): nothing was queued yet.
+      for (std::uint32_t j = 0; j < i; ++j) {
+        (void)scheduler_->cancel(state->completions[j].internal, now);
+      }
+      scheduler_->take_events(scheduler_events_);
+      return reject(added.err());
+    }
+  }
+  for (completion& c : state->completions) {
+    by_internal_id_.emplace(c.internal, &c);
+    by_seq_.emplace(c.seq, &c);
+  }
+  scheduler_->take_events(scheduler_events_);  // arrivals: nothing to route
+  const request_id id = state->id;
+  ++totals_.num_requests;
+  totals_.num_prompt_tokens += static_cast<std::uint64_t>(state->prompt_ids.size()) * n;
+  requests_.emplace(id, std::move(state));
+  return id;
+}
+
+// ---- steps ----
+
+bool engine_core_base::plan(double now, step_message& msg) {
+  if (!can_plan_step()) return false;
+  scheduler_->schedule(now, msg.plan);
+  msg.new_sequences.clear();
+  for (const sched::scheduled_sequence& entry : msg.plan.scheduled) {
+    if (entry.kind != sched::schedule_kind::new_sequence) continue;
+    const completion& c = *by_internal_id_.at(entry.request);
+    msg.new_sequences.push_back(sequence_sampling{entry.seq, c.owner->request.sampling, c.index});
+  }
+  count_step(msg.plan);
+  return true;
+}
+
+void engine_core_base::count_step(const sched::step_plan& plan) {
+  ++totals_.num_steps;
+  totals_.sum_batch_size += static_cast<double>(plan.scheduled.size());
+  if (plan.stats.num_kv_slots_allocated > 0) {
+    totals_.kv_utilization_sum += static_cast<double>(plan.stats.num_kv_tokens_held) /
+                                  static_cast<double>(plan.stats.num_kv_slots_allocated);
+  }
+}
+
+void engine_core_base::apply(const sched::step_output& output, double now,
+                             std::vector<event>& events) {
+  scheduler_->update_from_output(output, now);
+  emit_tokens(output, now, events);
+  route_scheduler_events(events);
+}
+
+// Tokens of completions still going become chunks. A token of a completion already done
+// (work planned before it stopped) is discarded, as the scheduler discards it.
+void engine_core_base::emit_tokens(const sched::step_output& output, double now,
+                                   std::vector<event>& events) {
+  for (const sched::sampled_token& sampled : output.sampled) {
+    const auto it = by_seq_.find(sampled.seq);
+    if (it == by_seq_.end() || it->second->done) continue;
+    emit_token(*it->second, sampled.token, now, events);
+  }
+}
+
+void engine_core_base::emit_token(completion& c, token_id token, double now,
+                                  std::vector<event>& events) {
+  ++c.num_generated;
+  ++totals_.num_generation_tokens;
+  output_stream::delta delta = c.stream->push(token);
+  events.push_back(event{c.owner->id, token_chunk{c.owner->id, c.index, std::move(delta.token_ids),
+                                                  std::move(delta.text)}});
+  if (!delta.stop_string) return;
+  // The text reached a stop string: the scheduler stops the sequence now (its blocks go
+  // back at once); its own finished event is then ignored since the completion is done.
+  (void)scheduler_->finish_request(c.internal, sched::finish_reason::stopped, now);
+  end_completion(c, finish_kind::stop, std::string(), events, std::move(delta.stop_string));
+}
+
+// Lifecycle events from the scheduler: cached prefix lengths, and the ends it decided
+// (length, EOS/stop ids, cancel, abort).
+void engine_core_base::route_scheduler_events(std::vector<event>& events) {
+  scheduler_->take_events(scheduler_events_);
+  for (const sched::scheduler_event& e : scheduler_events_) {
+    const auto it = by_internal_id_.find(sched::stamp_of(e).request);
+    if (it == by_internal_id_.end() || it->second->done) continue;
+    completion& c = *it->second;
+    if (const auto* admitted = std::get_if<sched::request_scheduled>(&e)) {
+      c.num_cached_tokens = admitted->num_cached_tokens;
+    } else if (const auto* done = std::get_if<sched::request_finished>(&e)) {
+      const finish_kind kind = finish_kind_of(done->reason);
+      end_completion(c, kind, kind == finish_kind::error ? abort_reason_ : std::string(), events);
+    }
+  }
+}
+
+// The final of `c`: what the stream still held (not after an abort or a cancel's
+// truncation: a cancelled completion still gets its held text, it was generated).
+void engine_core_base::end_completion(completion& c, finish_kind reason, std::string error_message,
+                                      std::vector<event>& events,
+                                      std::optional<std::string> stop_string) {
+  request_final final_event;
+  final_event.stop_string = std::move(stop_string);
+  final_event.request = c.owner->id;
+  final_event.index = c.index;
+  final_event.reason = reason;
+  final_event.error_message = std::move(error_message);
+  if (reason != finish_kind::error) final_event.text = c.stream->flush();
+  final_event.usage = request_usage{static_cast<std::uint32_t>(c.owner->prompt_ids.size()),
+                                    c.num_generated, c.num_cached_tokens};
+  c.done = true;
+  if (++c.owner->num_done == c.owner->completions.size()) ended_.push_back(c.owner->id);
+  ++totals_.num_finished;
+  if (reason == finish_kind::cancelled) ++totals_.num_cancelled;
+  if (reason == finish_kind::error) ++totals_.num_failed;
+  events.push_back(event{c.owner->id, std::move(final_event)});
+}
+
+void engine_core_base::fail(std::uint64_t step, const std::string& why, double now,
+                            std::vector<event>& events) {
+  ++totals_.num_failed_steps;
+  abort_reason_ = why;
+  (void)scheduler_->abort_step(step, now);
+  route_scheduler_events(events);
+  abort_reason_.clear();
+}
+
+bool engine_core_base::cancel_request(request_id id, double now, std::vector<event>& events) {
+  const auto it = requests_.find(id);
+  if (it == requests_.end()) return false;
+  for (completion& c : it->second->completions) {
+    if (!c.done) (void)scheduler_->cancel(c.internal, now);
+  }
+  route_scheduler_events(events);
+  return true;
+}
+
+// Requests whose every completion has ended leave; their ids go to the caller once.
+void engine_core_base::take_ended(std::vector<request_id>& out) {
+  out.clear();
+  out.swap(ended_);
+  for (const request_id id : out) {
+    const auto it = requests_.find(id);
+    for (const completion& c : it->second->completions) {
+      by_internal_id_.erase(c.internal);
+      by_seq_.erase(c.seq);
+    }
+    requests_.erase(it);
+  }
+}
+
+engine_stats engine_core_base::stats() const {
+  engine_stats s = totals_;
+  const sched::scheduler_totals& t = scheduler_->totals();
+  s.num_running = scheduler_->num_running();
+  s.num_waiting = scheduler_->num_waiting();
+  s.num_total_blocks = setup_.config.sched.num_blocks;
+  s.num_free_blocks = s.num_total_blocks - scheduler_->kv().num_blocks_held();
+  s.kv_usage = scheduler_->kv().usage();
+  s.num_preemptions = t.num_preemptions;
+  s.prefix_cache_queries = t.prefix_queries;
+  s.prefix_cache_hits = t.prefix_hits;
+  return s;
+}
+
+}  // namespace pagedserve

@@ -1,0 +1,162 @@
+#pragma once
+// engine_core: the continuous-batching engine's logic without actors or clocks: the
+// scheduler actor is a thin shell around it (and tests drive it directly).
+//
+//   add(request, sink, now)       -> id, or an error (invalid, queue full, can never fit)
+//   plan_step(now, msg)           -> false when nothing is runnable; else msg = the next step
+//   apply_output(out, now, sends) -> tokens to sinks; stops (EOS, stop ids, stop strings,
+//                                    length); finished sequences release their blocks
+//   fail_step(step, why, now, sends)  every request with a sequence in that step fails
+//   cancel(id, now, sends)        -> the request's blocks go back to the pool at once
+//
+// Up to two steps may be in flight (plan N+1 while N runs): apply outputs in step order.
+// A request with n > 1 runs n sequences (completion index 0..n-1, sampler streams 0..n-1)
+// which share the prompt's full blocks through the prefix cache once the first has computed
+// them. `Sink` is opaque here (the actor layer's handle); outgoing messages name it.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "runtime/core/ids.h"
+#include "runtime/core/result.h"
+#include "runtime/engine/engine_config.h"
+#include "runtime/engine/generation_request.h"
+#include "runtime/engine/step_executor.h"
+#include "runtime/model/model_config.h"
+#include "runtime/sched/scheduler.h"
+#include "runtime/tokenizer/tokenizer.h"
+
+namespace pagedserve {
+
+// What the executor needs for one step.
+struct step_message {
+  sched::step_plan plan;
+  std::vector<sequence_sampling> new_sequences;
+};
+
+template <class Sink>
+struct outgoing {
+  Sink sink;
+  std::variant<token_chunk, request_final> event;
+};
+
+// Everything engine_core knows about the model and memory at start-up.
+struct engine_core_setup {
+  engine_config config;                 // config.sched.num_blocks already resolved (> 0)
+  std::vector<token_id> eos_token_ids;  // model config + generation_config + tokenizer
+  std::uint32_t vocab_size = 0;
+  std::shared_ptr<const tokenizer> tok;  // may be null: prompts must be token ids
+};
+
+// Non-template part (ids, sequences, text): engine_core<Sink> adds the sinks.
+class engine_core_base {
+ public:
+  explicit engine_core_base(engine_core_setup setup);
+  ~engine_core_base();
+
+  [[nodiscard]] bool has_work() const;  // something waiting, running or in flight
+  [[nodiscard]] std::size_t num_in_flight_steps() const;
+  // Whether plan_step would produce a step now.
+  [[nodiscard]] bool can_plan_step() const;
+  [[nodiscard]] engine_stats stats() const;
+  [[nodiscard]] const sched::scheduler& scheduler() const { return *scheduler_; }
+  [[nodiscard]] std::size_t num_requests() const { return requests_.size(); }
+  // Blocks not back in the pool although nothing runs: a leak when has_work() is false.
+  [[nodiscard]] std::uint64_t num_blocks_held() const;
+  // The executor's time, as the actor layer measures it (engine_stats.executor_*).
+  void record_executor_time(double idle_s, double busy_s);
+  // The request ids of every live request (for shutdown and sink death).
+  [[nodiscard]] std::vector<request_id> live_requests() const;
+
+ protected:
+  struct completion;  // one sequence of a request
+  struct request_state;
+  struct event {
+    request_id request;
+    std::variant<token_chunk, request_final> payload;
+  };
+
+  [[nodiscard]] result<request_id> add_request(generation_request request, double now);
+
+  bool plan(double now, step_message& msg);
+  void apply(const sched::step_output& output, double now, std::vector<event>& events);
+  void fail(std::uint64_t step, const std::string& why, double now, std::vector<event>& events);
+  bool cancel_request(request_id id, double now, std::vector<event>& events);
+  // Requests that ended (their final was emitted) since the last call.
+  void take_ended(std::vector<request_id>& out);
+
+ private:
+  [[nodiscard]] status check_request(const generation_request& request) const;
+  [[nodiscard]] result<std::vector<token_id>> prompt_ids(const generation_request& request) const;
+  [[nodiscard]] sched::request_spec spec_for(const request_state& r, request_id internal,
+                                             double now) const;
+  void emit_tokens(const sched::step_output& output, double now, std::vector<event>& events);
+  void emit_token(completion& c, token_id token, double now, std::vector<event>& events);
+  void route_scheduler_events(std::vector<event>& events);
+  void end_completion(completion& c, finish_kind reason, std::string error_message,
+                      std::vector<event>& events,
+                      std::optional<std::string> stop_string = std::nullopt);
+  void count_step(const sched::step_plan& plan);
+
+  engine_core_setup setup_;
+  std::unique_ptr<sched::scheduler> scheduler_;
+  std::unordered_map<request_id, std::unique_ptr<request_state>> requests_;
+  std::unordered_map<request_id, completion*> by_internal_id_;  // runtime scheduler's ids
+  std::unordered_map<seq_id, completion*> by_seq_;
+  std::vector<request_id> ended_;
+  std::uint64_t next_request_ = 1;
+  std::uint64_t next_internal_ = 1;
+  std::vector<sched::scheduler_event> scheduler_events_;  // reused
+  std::string abort_reason_;  // while fail() routes the aborted sequences' finals
+  engine_stats totals_;
+};
+
+template <class Sink>
+class engine_core : public engine_core_base {
+ public:
+  using engine_core_base::engine_core_base;
+  using sends = std::vector<outgoing<Sink>>;
+
+  [[nodiscard]] result<request_id> add(generation_request request, Sink sink, double now) {
+    auto id = add_request(std::move(request), now);
+    if (id) sinks_.emplace(*id, std::move(sink));
+    return id;
+  }
+  bool plan_step(double now, step_message& msg) { return plan(now, msg); }
+  void apply_output(const sched::step_output& output, double now, sends& out) {
+    apply(output, now, events_);
+    deliver(out);
+  }
+  void fail_step(std::uint64_t step, const std::string& why, double now, sends& out) {
+    fail(step, why, now, events_);
+    deliver(out);
+  }
+  bool cancel(request_id id, double now, sends& out) {
+    const bool known = cancel_request(id, now, events_);
+    deliver(out);
+    return known;
+  }
+
+ private:
+  void deliver(sends& out) {
+    for (event& e : events_) {
+      const auto it = sinks_.find(e.request);
+      if (it != sinks_.end()) out.push_back({it->second, std::move(e.payload)});
+    }
+    events_.clear();
+    take_ended(ended_scratch_);
+    for (request_id id : ended_scratch_) sinks_.erase(id);
+  }
+
+  std::unordered_map<request_id, Sink> sinks_;
+  std::vector<event> events_;
+  std::vector<request_id> ended_scratch_;
+};
+
+}  // namespace pagedserve

@@ -1,0 +1,68 @@
+#pragma once
+// The engine's request and response values: what a client submits, what its sink receives.
+// Plain structs (no CAF): actors/ gives them inspect() overloads so they travel as messages,
+// also between processes.
+//
+// Per request the sink receives zero or more token_chunk messages, in order, then exactly
+// one request_final. With n > 1 each chunk and the final name the completion `index`.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/ids.h"
+#include "runtime/core/types.h"
+#include "runtime/sampling/sampling_params.h"
+
+namespace pagedserve {
+
+struct generation_request {
+  // The prompt as token ids, or as text when the engine has a tokenizer (ids win when both
+  // are given).
+  std::vector<token_id> prompt_token_ids;
+  std::string prompt;
+  std::uint32_t max_tokens = 16;
+  sampling_params sampling;               // temperature, top_p, top_k, min_p, seed
+  std::vector<token_id> stop_token_ids;   // end generation, the token is emitted
+  std::vector<std::string> stop;          // stop strings, matched on text, not emitted
+  bool ignore_eos = false;                // keep going past EOS ids
+  std::uint32_t n = 1;                    // completions sharing the prompt
+  std::int32_t priority = 0;              // smaller first (priority policy only)
+  bool skip_special_tokens = true;        // in the streamed text
+};
+
+enum class finish_kind {
+  length,     // max_tokens reached
+  stop,       // EOS, a stop token id or a stop string
+  cancelled,  // cancel() or the sink went away
+  error,      // the request failed (step failure, shutdown timeout, rejection after admission)
+};
+
+[[nodiscard]] std::string_view to_string(finish_kind kind);
+
+struct token_chunk {
+  request_id request;
+  std::uint32_t index = 0;            // which of the n completions
+  std::vector<token_id> token_ids;    // new tokens, in order
+  std::string text;                   // their stable text (empty without a tokenizer)
+};
+
+struct request_usage {
+  std::uint32_t prompt_tokens = 0;
+  std::uint32_t completion_tokens = 0;  // summed over the n completions
+  std::uint32_t cached_prompt_tokens = 0;
+};
+
+struct request_final {
+  request_id request;
+  std::uint32_t index = 0;
+  finish_kind reason = finish_kind::length;
+  std::string error_message;          // reason == error
+  std::optional<std::string> stop_string;  // the stop string that ended it, if any
+  std::string text;                   // text held back until now (flushed), may be empty
+  request_usage usage;                // of this completion (prompt counted in each)
+};
+
+}  // namespace pagedserve
