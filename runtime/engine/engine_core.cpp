@@ -3,6 +3,8 @@
 #include "runtime/engine/engine_core.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -16,7 +18,8 @@ struct engine_core_base::completion {
   request_state* owner = nullptr;
   std::uint32_t index = 0;
   request_id internal;  // the runtime scheduler's request id for this sequence
-  seq_id seq;
+  seq_id seq;           // valid once queued
+  bool queued = false;  // handed to the scheduler
   std::unique_ptr<output_stream> stream;
   std::uint32_t num_generated = 0;
   std::uint32_t num_cached_tokens = 0;
@@ -177,21 +180,15 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
     c.internal = request_id{next_internal_++};
     c.stream = std::make_unique<output_stream>(
         setup_.tok, state->request.stop, state->request.skip_special_tokens, state->prompt_ids);
-    auto added = scheduler_->add_request(spec_for(*state, c.internal, now), now);
-    if (added) c.seq = *added;
-    if (!added) {
-      // Only the first can fail (the rest are identical): nothing was queued yet.
-      for (std::uint32_t j = 0; j < i; ++j) {
-        (void)scheduler_->cancel(state->completions[j].internal, now);
-      }
-      scheduler_->take_events(scheduler_events_);
-      return reject(added.err());
-    }
   }
-  for (completion& c : state->completions) {
-    by_internal_id_.emplace(c.internal, &c);
-    by_seq_.emplace(c.seq, &c);
-  }
+  // Completion 0 goes first; its siblings follow once its prompt is computed (see
+  // add_siblings), so they find the prompt's full blocks in the prefix cache.
+  auto added = scheduler_->add_request(spec_for(*state, state->completions[0].internal, now), now);
+  if (!added) return reject(added.err());
+  state->completions[0].seq = *added;
+  state->completions[0].queued = true;
+  by_internal_id_.emplace(state->completions[0].internal, &state->completions[0]);
+  by_seq_.emplace(*added, &state->completions[0]);
   scheduler_->take_events(scheduler_events_);  // arrivals: nothing to route
   const request_id id = state->id;
   ++totals_.num_requests;
@@ -242,8 +239,29 @@ void engine_core_base::emit_tokens(const sched::step_output& output, double now,
   }
 }
 
+// n > 1: the siblings of completion 0 join when its first token arrives. Its prompt's full
+// blocks were committed to the prefix cache just before, so each sibling only computes the
+// prompt's last partial block (a fork without copy-on-write). Every sibling has the same
+// prompt and limits as completion 0, which was accepted, so none can be rejected.
+void engine_core_base::add_siblings(request_state& r, double now) {
+  for (completion& c : r.completions) {
+    if (c.queued || c.done) continue;
+    auto added = scheduler_->add_request(spec_for(r, c.internal, now), now);
+    if (!added) {
+      std::fprintf(stderr, "pagedserve::engine_core: sibling of an accepted request rejected: %s\n",
+                   added.err().message.c_str());
+      std::abort();
+    }
+    c.seq = *added;
+    c.queued = true;
+    by_internal_id_.emplace(c.internal, &c);
+    by_seq_.emplace(c.seq, &c);
+  }
+}
+
 void engine_core_base::emit_token(completion& c, token_id token, double now,
                                   std::vector<event>& events) {
+  if (c.index == 0 && c.num_generated == 0) add_siblings(*c.owner, now);
   ++c.num_generated;
   ++totals_.num_generation_tokens;
   output_stream::delta delta = c.stream->push(token);
@@ -268,8 +286,18 @@ void engine_core_base::route_scheduler_events(std::vector<event>& events) {
       c.num_cached_tokens = admitted->num_cached_tokens;
     } else if (const auto* done = std::get_if<sched::request_finished>(&e)) {
       const finish_kind kind = finish_kind_of(done->reason);
-      end_completion(c, kind, kind == finish_kind::error ? abort_reason_ : std::string(), events);
+      std::string why = kind == finish_kind::error ? abort_reason_ : std::string();
+      end_completion(c, kind, why, events);
+      // Completion 0 ended before its first token: its siblings never start.
+      if (c.index == 0 && c.num_generated == 0) end_unqueued(*c.owner, kind, why, events);
     }
+  }
+}
+
+void engine_core_base::end_unqueued(request_state& r, finish_kind reason, const std::string& why,
+                                    std::vector<event>& events) {
+  for (completion& c : r.completions) {
+    if (!c.queued && !c.done) end_completion(c, reason, why, events);
   }
 }
 
@@ -308,9 +336,10 @@ bool engine_core_base::cancel_request(request_id id, double now, std::vector<eve
   const auto it = requests_.find(id);
   if (it == requests_.end()) return false;
   for (completion& c : it->second->completions) {
-    if (!c.done) (void)scheduler_->cancel(c.internal, now);
+    if (!c.done && c.queued) (void)scheduler_->cancel(c.internal, now);
   }
   route_scheduler_events(events);
+  end_unqueued(*it->second, finish_kind::cancelled, std::string(), events);
   return true;
 }
 
@@ -321,6 +350,7 @@ void engine_core_base::take_ended(std::vector<request_id>& out) {
   for (const request_id id : out) {
     const auto it = requests_.find(id);
     for (const completion& c : it->second->completions) {
+      if (!c.queued) continue;
       by_internal_id_.erase(c.internal);
       by_seq_.erase(c.seq);
     }

@@ -10,9 +10,10 @@
 //   cancel(id, now, sends)        -> the request's blocks go back to the pool at once
 //
 // Up to two steps may be in flight (plan N+1 while N runs): apply outputs in step order.
-// A request with n > 1 runs n sequences (completion index 0..n-1, sampler streams 0..n-1)
-// which share the prompt's full blocks through the prefix cache once the first has computed
-// them. `Sink` is opaque here (the actor layer's handle); outgoing messages name it.
+// A request with n > 1 runs n sequences (completion index 0..n-1, sampler streams 0..n-1):
+// completion 0 first; the others join when its first token arrives and find the prompt's
+// full blocks in the prefix cache (with prefix caching on). `Sink` is opaque here (the actor
+// layer's handle); outgoing messages name it.
 
 #include <cstdint>
 #include <memory>
@@ -98,6 +99,9 @@ class engine_core_base {
                                              double now) const;
   void emit_tokens(const sched::step_output& output, double now, std::vector<event>& events);
   void emit_token(completion& c, token_id token, double now, std::vector<event>& events);
+  void add_siblings(request_state& r, double now);
+  void end_unqueued(request_state& r, finish_kind reason, const std::string& why,
+                    std::vector<event>& events);
   void route_scheduler_events(std::vector<event>& events);
   void end_completion(completion& c, finish_kind reason, std::string error_message,
                       std::vector<event>& events,

@@ -1,0 +1,304 @@
+// engine_core driven without actors: a fake executor (runtime/sched/fake_executor.h) stands in
+// for the model. It samples token = f(hash of the whole context), so each request's expected
+// stream is computed here independently from its prompt, whatever the batching, the two steps
+// in flight, the preemptions and the cancellations around it.
+
+#include "runtime/engine/engine_core.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+#include <variant>
+
+#include "runtime/sched/fake_executor.h"
+#include "tests/support/fixtures.h"
+
+namespace pagedserve {
+namespace {
+
+using sink_id = int;
+using core_type = engine_core<sink_id>;
+using event_type = std::variant<token_chunk, request_final>;
+
+// The fake executor's stream for `prompt`: what every request must receive.
+std::vector<token_id> expected_stream(const std::vector<token_id>& prompt, std::size_t n) {
+  std::uint64_t hash = 0;
+  for (const token_id t : prompt) hash = sched::fake_executor::extend_hash(hash, t);
+  std::vector<token_id> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    out.push_back(sched::fake_executor::next_token(hash));
+    hash = sched::fake_executor::extend_hash(hash, out.back());
+  }
+  return out;
+}
+
+std::vector<token_id> prompt_of(std::size_t n, token_id first) {
+  std::vector<token_id> p(n);
+  for (std::size_t i = 0; i < n; ++i) p[i] = first + static_cast<token_id>(i);
+  return p;
+}
+
+engine_core_setup small_setup(std::uint32_t num_blocks = 64) {
+  engine_core_setup setup;
+  setup.config.sched.block_size = 4;
+  setup.config.sched.num_blocks = num_blocks;
+  setup.config.sched.max_model_len = 128;
+  setup.config.sched.max_num_seqs = 8;
+  setup.config.sched.max_num_batched_tokens = 32;
+  setup.config.sched.long_prefill_token_threshold = 12;
+  setup.config.max_waiting_requests = 64;
+  setup.vocab_size = 32000;
+  return setup;
+}
+
+// Runs the core like the scheduler actor does: plans while it may (two steps in flight),
+// otherwise applies the oldest output.
+struct driver {
+  explicit driver(engine_core_setup setup)
+      : core(std::move(setup)), executor(core.scheduler().config().block_size) {}
+
+  result<request_id> submit(generation_request r, sink_id sink) {
+    return core.add(std::move(r), sink, now);
+  }
+  bool plan_one() {
+    step_message msg;
+    if (!core.plan_step(now, msg)) return false;
+    planned.push_back(msg.plan.step);
+    outputs.push_back(executor.run(msg.plan));
+    return true;
+  }
+  void apply_one() {
+    now += 0.01;
+    core_type::sends out;
+    core.apply_output(outputs.front(), now, out);
+    outputs.pop_front();
+    planned.pop_front();
+    deliver(out);
+  }
+  void fail_oldest(const std::string& why) {
+    core_type::sends out;
+    core.fail_step(planned.front(), why, now, out);
+    outputs.pop_front();
+    planned.pop_front();
+    deliver(out);
+  }
+  void cancel(request_id id) {
+    core_type::sends out;
+    core.cancel(id, now, out);
+    deliver(out);
+  }
+  void step() {
+    if (!plan_one()) apply_one();
+  }
+  void run_to_end() {
+    for (int i = 0; i < 100000 && core.has_work(); ++i) {
+      if (!plan_one()) {
+        ASSERT_FALSE(outputs.empty()) << "work left but nothing to plan or apply";
+        apply_one();
+      }
+    }
+    ASSERT_FALSE(core.has_work());
+  }
+  void deliver(core_type::sends& out) {
+    for (auto& o : out) received[o.sink].push_back(std::move(o.event));
+  }
+
+  // Token ids received by `sink` for completion `index`, and its finals.
+  std::vector<token_id> tokens(sink_id sink, std::uint32_t index = 0) const {
+    std::vector<token_id> ids;
+    for (const auto& e : received.at(sink)) {
+      if (const auto* c = std::get_if<token_chunk>(&e); c && c->index == index) {
+        ids.insert(ids.end(), c->token_ids.begin(), c->token_ids.end());
+      }
+    }
+    return ids;
+  }
+  std::vector<request_final> finals(sink_id sink) const {
+    std::vector<request_final> out;
+    for (const auto& e : received.at(sink)) {
+      if (const auto* f = std::get_if<request_final>(&e)) out.push_back(*f);
+    }
+    return out;
+  }
+
+  core_type core;
+  sched::fake_executor executor;
+  std::deque<sched::step_output> outputs;
+  std::deque<std::uint64_t> planned;
+  std::map<sink_id, std::vector<event_type>> received;
+  double now = 0.0;
+};
+
+generation_request request_of(std::vector<token_id> prompt, std::uint32_t max_tokens) {
+  generation_request r;
+  r.prompt_token_ids = std::move(prompt);
+  r.max_tokens = max_tokens;
+  r.sampling.temperature = 0.0f;
+  return r;
+}
+
+TEST(EngineCore, EveryRequestGetsItsOwnStreamInOrderThenOneFinal) {
+  driver d(small_setup(24));  // tight: forces preemptions
+  std::map<sink_id, std::vector<token_id>> prompts;
+  for (int i = 0; i < 12; ++i) {
+    prompts[i] = prompt_of(5 + i % 7, static_cast<token_id>(100 * (i + 1)));
+    ASSERT_TRUE(d.submit(request_of(prompts[i], 6 + i % 5), i).ok());
+  }
+  d.run_to_end();
+  for (int i = 0; i < 12; ++i) {
+    const std::uint32_t max_tokens = 6 + i % 5;
+    EXPECT_EQ(d.tokens(i), expected_stream(prompts[i], max_tokens)) << "sink " << i;
+    const auto finals = d.finals(i);
+    ASSERT_EQ(finals.size(), 1u);
+    EXPECT_TRUE(std::holds_alternative<request_final>(d.received[i].back())) << "final is last";
+    EXPECT_EQ(finals[0].reason, finish_kind::length);
+    EXPECT_EQ(finals[0].usage.completion_tokens, max_tokens);
+    EXPECT_EQ(finals[0].usage.prompt_tokens, prompts[i].size());
+  }
+  EXPECT_GT(d.core.stats().num_preemptions, 0u) << "the pool should be tight enough";
+  EXPECT_EQ(d.core.num_blocks_held(), 0u);
+  EXPECT_EQ(d.core.num_requests(), 0u);
+}
+
+TEST(EngineCore, NCompletionsRunAsSeparateStreamsAndShareThePromptBlocks) {
+  driver d(small_setup());
+  generation_request r = request_of(prompt_of(16, 7), 5);
+  r.n = 3;
+  ASSERT_TRUE(d.submit(r, 1).ok());
+  d.run_to_end();
+  const auto finals = d.finals(1);
+  ASSERT_EQ(finals.size(), 3u);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(d.tokens(1, i), expected_stream(prompt_of(16, 7), 5)) << "completion " << i;
+  }
+  // Siblings join after completion 0's prefill: 3 of the prompt's 4 blocks come from the
+  // cache for each (the last block is recomputed so the sequence has a token to compute).
+  EXPECT_EQ(d.core.stats().prefix_cache_hits, 2u * 12u);
+  EXPECT_EQ(d.core.num_blocks_held(), 0u);
+}
+
+TEST(EngineCore, EosEndsWithStopUnlessIgnored) {
+  const auto prompt = prompt_of(6, 500);
+  const auto stream = expected_stream(prompt, 10);
+  engine_core_setup setup = small_setup();
+  setup.eos_token_ids = {stream[2]};
+  driver d(setup);
+  ASSERT_TRUE(d.submit(request_of(prompt, 10), 1).ok());
+  generation_request ignoring = request_of(prompt, 10);
+  ignoring.ignore_eos = true;
+  ASSERT_TRUE(d.submit(ignoring, 2).ok());
+  d.run_to_end();
+  EXPECT_EQ(d.tokens(1), std::vector<token_id>(stream.begin(), stream.begin() + 3));
+  EXPECT_EQ(d.finals(1).at(0).reason, finish_kind::stop);
+  EXPECT_EQ(d.tokens(2), stream);
+  EXPECT_EQ(d.finals(2).at(0).reason, finish_kind::length);
+}
+
+TEST(EngineCore, CancelWithTwoStepsInFlightReturnsEveryBlock) {
+  driver d(small_setup());
+  const auto id = d.submit(request_of(prompt_of(9, 40), 50), 1);
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(d.submit(request_of(prompt_of(9, 900), 8), 2).ok());
+  ASSERT_TRUE(d.plan_one());
+  d.apply_one();
+  ASSERT_TRUE(d.plan_one());
+  ASSERT_TRUE(d.plan_one());
+  ASSERT_EQ(d.core.num_in_flight_steps(), 2u);
+  d.cancel(*id);
+  const auto finals = d.finals(1);
+  ASSERT_EQ(finals.size(), 1u);
+  EXPECT_EQ(finals[0].reason, finish_kind::cancelled);
+  d.run_to_end();
+  EXPECT_EQ(d.finals(1).size(), 1u) << "no second final from the steps in flight";
+  EXPECT_EQ(d.tokens(2), expected_stream(prompt_of(9, 900), 8));
+  EXPECT_EQ(d.core.num_blocks_held(), 0u);
+  EXPECT_EQ(d.core.stats().num_cancelled, 1u);
+}
+
+TEST(EngineCore, AFailedStepFailsExactlyItsRequests) {
+  driver d(small_setup());
+  ASSERT_TRUE(d.submit(request_of(prompt_of(5, 10), 6), 1).ok());
+  ASSERT_TRUE(d.submit(request_of(prompt_of(5, 20), 6), 2).ok());
+  ASSERT_TRUE(d.plan_one());  // step 0: both prefills
+  d.apply_one();
+  ASSERT_TRUE(d.plan_one());  // step 1: both decode
+  d.fail_oldest("injected fault");
+  for (sink_id s : {1, 2}) {
+    const auto finals = d.finals(s);
+    ASSERT_EQ(finals.size(), 1u);
+    EXPECT_EQ(finals[0].reason, finish_kind::error);
+    EXPECT_EQ(finals[0].error_message, "injected fault");
+  }
+  ASSERT_TRUE(d.submit(request_of(prompt_of(5, 30), 4), 3).ok());
+  d.run_to_end();
+  EXPECT_EQ(d.tokens(3), expected_stream(prompt_of(5, 30), 4));
+  EXPECT_EQ(d.finals(3).at(0).reason, finish_kind::length);
+  EXPECT_EQ(d.core.num_blocks_held(), 0u);
+  EXPECT_EQ(d.core.stats().num_failed, 2u);
+}
+
+TEST(EngineCore, BadRequestsAreRejectedAsValues) {
+  engine_core_setup setup = small_setup();
+  setup.config.max_waiting_requests = 2;
+  driver d(setup);
+  auto expect_error = [&](generation_request r, error_code code) {
+    const auto id = d.submit(std::move(r), 9);
+    ASSERT_FALSE(id.ok());
+    EXPECT_EQ(id.err().code, code) << id.err().message;
+  };
+  expect_error(request_of({}, 4), error_code::invalid_argument);
+  expect_error(request_of(prompt_of(3, 1), 0), error_code::invalid_argument);
+  expect_error(request_of({1, 2, 40000}, 4), error_code::invalid_argument);
+  generation_request text = request_of({}, 4);
+  text.prompt = "hello";
+  expect_error(text, error_code::invalid_argument);  // no tokenizer
+  generation_request stops = request_of(prompt_of(3, 1), 4);
+  stops.stop = {"x"};
+  expect_error(stops, error_code::invalid_argument);
+  generation_request many = request_of(prompt_of(3, 1), 4);
+  many.n = 0;
+  expect_error(many, error_code::invalid_argument);
+  expect_error(request_of(prompt_of(100, 1), 40), error_code::capacity_exceeded);
+  ASSERT_TRUE(d.submit(request_of(prompt_of(3, 1), 4), 1).ok());
+  ASSERT_TRUE(d.submit(request_of(prompt_of(3, 9), 4), 2).ok());
+  expect_error(request_of(prompt_of(3, 5), 4), error_code::overloaded);
+  EXPECT_EQ(d.core.stats().num_rejected, 8u);
+  d.run_to_end();
+  EXPECT_EQ(d.core.num_blocks_held(), 0u);
+}
+
+TEST(EngineCore, StopStringEndsTheTextBeforeItAndFreesTheSequence) {
+  auto tok = tokenizer::load(testing::tokenizers_dir() / "llama3");
+  ASSERT_TRUE(tok.ok()) << tok.err().message;
+  const auto prompt = prompt_of(6, 1000);
+  const auto stream = expected_stream(prompt, 12);
+  const std::string full = (*tok)->decode(stream, true);
+  // A stop string from the middle of the generated text (skipping leading whitespace).
+  const std::string prefix = (*tok)->decode(std::span(stream).first(4), true);
+  std::string stop = full.substr(prefix.size(), 3);
+  ASSERT_EQ(stop.size(), 3u);
+  engine_core_setup setup = small_setup();
+  setup.tok = *tok;
+  setup.vocab_size = static_cast<std::uint32_t>((*tok)->vocab_size());
+  driver d(setup);
+  generation_request r = request_of(prompt, 12);
+  r.stop = {stop};
+  ASSERT_TRUE(d.submit(r, 1).ok());
+  d.run_to_end();
+  std::string text;
+  for (const auto& e : d.received[1]) {
+    if (const auto* c = std::get_if<token_chunk>(&e)) text += c->text;
+  }
+  const auto finals = d.finals(1);
+  ASSERT_EQ(finals.size(), 1u);
+  text += finals[0].text;
+  EXPECT_EQ(finals[0].reason, finish_kind::stop);
+  EXPECT_EQ(finals[0].stop_string, stop);
+  EXPECT_EQ(text, full.substr(0, full.find(stop)));
+  EXPECT_LT(finals[0].usage.completion_tokens, 12u);
+  EXPECT_EQ(d.core.num_blocks_held(), 0u);
+}
+
+}  // namespace
+}  // namespace pagedserve
