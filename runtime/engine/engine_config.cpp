@@ -1,0 +1,68 @@
+#include "runtime/engine/engine_config.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+namespace pagedserve {
+
+namespace {
+
+status invalid(std::string message) {
+  return status(make_error(error_code::invalid_argument, std::move(message)));
+}
+
+std::string quoted(const std::string& value) { return "'" + value + "'"; }
+
+// The scheduler settings with num_blocks == 0 ("size automatically") replaced by the size
+// the engine would choose: max_num_seqs sequences of max_model_len, so that the scheduler's
+// own checks judge the other fields exactly as they will be used.
+sched::scheduler_config with_pool_sized(sched::scheduler_config config) {
+  if (config.num_blocks != 0) return config;
+  std::uint64_t blocks = 1;
+  if (config.block_size > 0) {
+    const std::uint64_t per_sequence =
+        (std::uint64_t{config.max_model_len} + config.block_size - 1) / config.block_size;
+    blocks = std::max<std::uint64_t>(1, per_sequence * config.max_num_seqs);
+  }
+  config.num_blocks = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(blocks, std::numeric_limits<std::uint32_t>::max()));
+  return config;
+}
+
+status validate_model(const engine_config& config) {
+  if (!config.model_dir.empty() && !config.model_config_file.empty()) {
+    return invalid("model_dir (" + quoted(config.model_dir) + ") and model_config_file (" +
+                   quoted(config.model_config_file) + ") are exclusive: set one");
+  }
+  if (config.load_format != "auto" && config.load_format != "dummy") {
+    return invalid("load_format must be auto or dummy, got " + quoted(config.load_format));
+  }
+  if (config.load_format == "dummy" && config.model_dir.empty() &&
+      config.model_config_file.empty()) {
+    return invalid("load_format 'dummy' needs model_dir or model_config_file (both are empty)");
+  }
+  if (config.backend != "cpu" && config.backend != "cuda") {
+    return invalid("backend must be cpu or cuda, got " + quoted(config.backend));
+  }
+  return status::success();
+}
+
+}  // namespace
+
+status validate(const engine_config& config) {
+  if (status s = validate_model(config); !s) return s;
+  if (status s = sched::validate(with_pool_sized(config.sched)); !s) {
+    return invalid("sched: " + s.err().message);
+  }
+  if (config.max_waiting_requests < 1) {
+    return invalid("max_waiting_requests must be at least 1, got " +
+                   std::to_string(config.max_waiting_requests));
+  }
+  if (config.max_n < 1 || config.max_n > 256) {
+    return invalid("max_n must lie in [1, 256], got " + std::to_string(config.max_n));
+  }
+  return status::success();
+}
+
+}  // namespace pagedserve
