@@ -1,0 +1,266 @@
+// step_executor against the HF goldens: plans written by hand the way the scheduler writes
+// them (deltas, chunked prefill, one step of lookahead, preemption) must give the goldens'
+// greedy ids; seeded sampling must not notice a preemption; a failed step drops exactly
+// its sequences.
+
+#include "runtime/engine/step_executor.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime/model/checkpoint.h"
+#include "runtime/model/safetensors_file.h"
+#include "tests/runtime/engine/step_executor_test_driver.h"
+#include "tests/runtime/forward/golden_model.h"
+#include "tests/support/fixtures.h"
+
+namespace pagedserve {
+namespace {
+
+using engine_testing::block_size;
+using engine_testing::drive_options;
+using engine_testing::greedy_params;
+using engine_testing::test_driver;
+using forward::testing::model_test_name;
+using forward::testing::num_golden_prompts;
+using forward::testing::read_i64_as_tokens;
+using sched::schedule_kind;
+using sched::step_plan;
+
+struct golden_set {
+  model_config config;
+  std::shared_ptr<const checkpoint> weights;
+  std::vector<std::vector<token_id>> prompts;
+  std::vector<std::vector<token_id>> greedy;
+};
+
+golden_set load_golden(const std::string& name) {
+  golden_set g;
+  const auto dir = testing::goldens_dir() / "models" / name;
+  auto config = load_model_config(dir);
+  EXPECT_TRUE(config.ok()) << (config.ok() ? "" : config.err().message);
+  g.config = *config;
+  auto weights = load_safetensors_checkpoint(dir, g.config);
+  EXPECT_TRUE(weights.ok()) << (weights.ok() ? "" : weights.err().message);
+  g.weights = std::make_shared<const checkpoint>(std::move(*weights));
+  auto golden = safetensors_file::open(dir / "golden.safetensors");
+  EXPECT_TRUE(golden.ok()) << (golden.ok() ? "" : golden.err().message);
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    const std::string prefix = "prompt" + std::to_string(i);
+    g.prompts.push_back(read_i64_as_tokens(*golden, prefix + ".ids"));
+    g.greedy.push_back(read_i64_as_tokens(*golden, prefix + ".greedy"));
+  }
+  return g;
+}
+
+std::unique_ptr<step_executor> make_executor(const golden_set& g,
+                                             std::function<void(std::uint64_t)> hook = {}) {
+  step_executor_config config;
+  config.model = g.config;
+  config.weights = g.weights;
+  config.block_size = block_size;
+  config.num_blocks = 512;
+  config.before_step = std::move(hook);
+  auto executor = step_executor::create(std::move(config));
+  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.err().message);
+  return executor.ok() ? std::move(*executor) : nullptr;
+}
+
+seq_id seq_of(int prompt) { return seq_id{static_cast<std::uint64_t>(prompt) + 1}; }
+
+class step_executor_golden : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    golden_ = load_golden(GetParam());
+    executor_ = make_executor(golden_);
+    ASSERT_NE(executor_, nullptr);
+  }
+  void expect_greedy_goldens(const test_driver& driver) const {
+    for (int i = 0; i < num_golden_prompts; ++i) {
+      EXPECT_EQ(driver.generated(seq_of(i)), golden_.greedy[static_cast<std::size_t>(i)])
+          << "prompt " << i;
+    }
+  }
+
+  golden_set golden_;
+  std::unique_ptr<step_executor> executor_;
+};
+
+TEST_P(step_executor_golden, all_prompts_in_one_batch_match_greedy_goldens) {
+  test_driver driver(*executor_, {});
+  for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), golden_.prompts[i]);
+  driver.run_to_end();
+  expect_greedy_goldens(driver);
+}
+
+TEST_P(step_executor_golden, chunked_prefill_with_lookahead_matches_greedy_goldens) {
+  // Staggered starts: later prompts prefill in chunks of 13 while earlier ones decode, and
+  // each plan is written before the previous step's tokens are known.
+  test_driver driver(*executor_, {.chunk = 13, .lookahead = true});
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    driver.add(seq_of(i), golden_.prompts[i], static_cast<std::uint64_t>(2 * i));
+  }
+  driver.run_to_end();
+  expect_greedy_goldens(driver);
+}
+
+TEST_P(step_executor_golden, preempted_sequences_resume_with_greedy_goldens) {
+  test_driver driver(*executor_, {.chunk = 13, .lookahead = true});
+  for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), golden_.prompts[i]);
+  for (int guard = 0; driver.next_step() < 12 && guard < 20; ++guard) {
+    if (driver.next_step() == 4) driver.preempt_next(seq_of(3));   // mid-prefill
+    if (driver.next_step() == 10) driver.preempt_next(seq_of(1));  // decoding
+    ASSERT_TRUE(driver.step().ok());
+  }
+  EXPECT_EQ(executor_->num_live_sequences(), 4U);  // preempted ones keep their sampling
+  driver.run_to_end();
+  expect_greedy_goldens(driver);
+}
+
+INSTANTIATE_TEST_SUITE_P(models, step_executor_golden,
+                         ::testing::Values("tiny-llama", "tiny-llama-bf16", "tiny-qwen2",
+                                           "tiny-qwen3"),
+                         model_test_name);
+
+TEST(step_executor, seeded_sampling_does_not_notice_a_preemption) {
+  const golden_set g = load_golden("tiny-llama");
+  sampling_params params;
+  params.temperature = 0.8f;
+  params.seed = 7;
+  auto generate = [&](bool with_preemption) {
+    auto executor = make_executor(g);
+    test_driver driver(*executor, {.chunk = 13, .lookahead = true, .params = params});
+    for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), g.prompts[i]);
+    for (int guard = 0; with_preemption && driver.next_step() < 16 && guard < 20; ++guard) {
+      if (driver.next_step() == 15) driver.preempt_next(seq_of(0));
+      if (driver.next_step() == 15) driver.preempt_next(seq_of(2));
+      EXPECT_TRUE(driver.step().ok());
+    }
+    driver.run_to_end();
+    std::vector<std::vector<token_id>> out;
+    for (int i = 0; i < num_golden_prompts; ++i) out.push_back(driver.generated(seq_of(i)));
+    return out;
+  };
+  const auto plain = generate(false);
+  const auto preempted = generate(true);
+  EXPECT_EQ(plain, preempted);
+  EXPECT_NE(plain, g.greedy) << "temperature 0.8 should not reproduce greedy";
+}
+
+TEST(step_executor_death, plans_that_contradict_the_state_abort_with_context) {
+  const golden_set g = load_golden("tiny-llama");
+  auto executor = make_executor(g);
+  ASSERT_NE(executor, nullptr);
+  sched::scheduled_sequence entry;
+  entry.seq = seq_id{4};
+  entry.kind = schedule_kind::new_sequence;
+  entry.token_ids = g.prompts[1];
+  entry.num_scheduled_tokens = static_cast<std::uint32_t>(g.prompts[1].size());
+  entry.samples = true;
+  entry.block_ids = {block_id{0}};
+  step_plan plan;
+  plan.scheduled = {entry};
+  // No sequence_sampling for a new sequence.
+  EXPECT_DEATH((void)executor->run(plan, {}), "sequence 4: new sequence scheduled without");
+  // Positions beyond the tokens known (the plan skipped a step).
+  const sequence_sampling added{entry.seq, greedy_params(), 0};
+  ASSERT_TRUE(executor->run(plan, {&added, 1}).ok());
+  entry.kind = schedule_kind::continuing;
+  entry.token_ids.clear();
+  entry.block_ids.clear();
+  entry.first_position = static_cast<std::uint32_t>(g.prompts[1].size());
+  entry.num_scheduled_tokens = 2;
+  plan.step = 1;
+  plan.scheduled = {entry};
+  EXPECT_DEATH((void)executor->run(plan, {}), "step 1, sequence 4: tokens not known yet");
+}
+
+TEST(step_executor, failed_step_drops_its_sequences_and_later_steps_still_run) {
+  const golden_set g = load_golden("tiny-llama");
+  constexpr std::uint64_t failing_step = 3;
+  auto executor = make_executor(g, [](std::uint64_t step) {
+    if (step == failing_step) throw std::runtime_error("injected fault");
+  });
+  ASSERT_NE(executor, nullptr);
+  test_driver driver(*executor, {.lookahead = true});
+  driver.add(seq_of(1), g.prompts[1]);
+  driver.add(seq_of(2), g.prompts[2]);
+  driver.add(seq_of(0), g.prompts[0]);
+  for (int guard = 0; driver.next_step() < failing_step && guard < 10; ++guard) {
+    if (driver.next_step() == 2) driver.preempt_next(seq_of(0));  // not in the failing step
+    ASSERT_TRUE(driver.step().ok());
+  }
+  const auto failed = driver.step();
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.err().code, error_code::internal);
+  EXPECT_NE(failed.err().message.find("step 3"), std::string::npos) << failed.err().message;
+  EXPECT_NE(failed.err().message.find("injected fault"), std::string::npos);
+  EXPECT_EQ(executor->num_live_sequences(), 1U);  // only the preempted one is left
+
+  // The next plan still names the failed sequences (written before the failure was known):
+  // they are skipped and answered with token 0; a new sequence joins in the same step.
+  driver.add(seq_of(3), g.prompts[3]);
+  const auto next = driver.step();
+  ASSERT_TRUE(next.ok()) << next.err().message;
+  int num_failed_answered = 0;
+  for (const sched::sampled_token& t : next->sampled) {
+    if (t.seq == seq_of(1) || t.seq == seq_of(2)) {
+      EXPECT_EQ(t.token, 0) << t.seq.value();
+      ++num_failed_answered;
+    }
+  }
+  EXPECT_EQ(num_failed_answered, 2);
+  driver.stop(seq_of(1));
+  driver.stop(seq_of(2));
+  driver.run_to_end();
+  EXPECT_EQ(driver.generated(seq_of(0)), g.greedy[0]);
+  EXPECT_EQ(driver.generated(seq_of(3)), g.greedy[3]);
+}
+
+TEST(step_executor, empty_plan_is_valid) {
+  const golden_set g = load_golden("tiny-qwen2");
+  auto executor = make_executor(g);
+  ASSERT_NE(executor, nullptr);
+  step_plan plan;
+  plan.step = 5;
+  plan.finished = {seq_id{9}};
+  plan.preempted = {seq_id{10}};
+  const auto out = executor->run(plan, {});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->step, 5U);
+  EXPECT_TRUE(out->sampled.empty());
+}
+
+TEST(step_executor, unknown_backend_is_an_error) {
+  const golden_set g = load_golden("tiny-llama");
+  step_executor_config config;
+  config.model = g.config;
+  config.weights = g.weights;
+  config.num_blocks = 16;
+  for (const std::string name : {"cuda", "tpu"}) {  // CUDA comes in a later issue
+    config.backend = name;
+    const auto executor = step_executor::create(config);
+    ASSERT_FALSE(executor.ok()) << name;
+    EXPECT_EQ(executor.err().code, error_code::unsupported);
+    EXPECT_NE(executor.err().message.find("'" + name + "'"), std::string::npos)
+        << executor.err().message;
+  }
+}
+
+TEST(step_executor, weights_of_another_model_are_an_error) {
+  const golden_set llama = load_golden("tiny-llama");
+  const golden_set qwen = load_golden("tiny-qwen2");
+  step_executor_config config;
+  config.model = qwen.config;
+  config.weights = llama.weights;
+  config.num_blocks = 16;
+  EXPECT_FALSE(step_executor::create(config).ok());
+}
+
+}  // namespace
+}  // namespace pagedserve
