@@ -8,6 +8,7 @@ pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
 pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 find_package(CLI11 CONFIG REQUIRED)
+find_package(CAF 0.17 REQUIRED)  # cmake/FindCAF.cmake: Debian's 0.17.6 has no package file
 if(PAGEDSERVE_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)
 endif()

@@ -1,0 +1,152 @@
+#pragma once
+// Every message type the engine's actors exchange, with the inspect() overloads that let
+// CAF 0.17 copy, print and (for the public ones) serialize them. The one header that pulls
+// in CAF for the actor layer; keep it out of runtime/.
+//
+// Public (cross the network when the engine is published; registered by
+// add_engine_message_types): generation_request, sampling_params, token_chunk,
+// request_final, request_usage, engine_stats, shutdown_report, request_id.
+// Internal (same process only): step_message, step_output, executor_step, step_result,
+// whitelisted as unsafe types.
+//
+// CAF 0.17 serializes enums itself (no inspect() for finish_kind or engine_errc) and knows
+// no std::optional: optional fields travel as a presence flag plus a value, and strong ids
+// as their integer, both through temporaries written back by a load callback.
+
+#include <caf/all.hpp>
+
+#include <optional>
+#include <string>
+
+#include "actors/engine.h"
+#include "runtime/engine/engine_core.h"
+#include "runtime/engine/generation_request.h"
+
+namespace pagedserve::actors {
+
+// Atoms (at most 10 characters in CAF 0.17).
+using submit_atom = caf::atom_constant<caf::atom("submit")>;
+using cancel_atom = caf::atom_constant<caf::atom("cancel")>;
+using stats_atom = caf::atom_constant<caf::atom("stats")>;
+using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
+using step_atom = caf::atom_constant<caf::atom("step")>;
+using admit_atom = caf::atom_constant<caf::atom("admit")>;
+using close_atom = caf::atom_constant<caf::atom("close")>;        // intake: stop accepting
+using deadline_atom = caf::atom_constant<caf::atom("deadline")>;  // shutdown timeout passed
+
+// Failures between actors; make_error() makes a caf::error of category "pagedserve" (see
+// actors/engine_errors.h for the way back).
+enum class engine_errc : std::uint8_t {
+  invalid_request = 1,  // malformed: empty prompt, bad sampling parameters, ids out of range
+  capacity_exceeded,    // can never fit: prompt + max_tokens past max_model_len or the pool
+  queue_full,           // max_waiting_requests reached: try again later
+  shutting_down,        // shutdown() was called: no new requests
+  step_failed,          // the step running the request failed
+  internal,             // a bug
+};
+
+inline constexpr caf::atom_value engine_error_category = caf::atom("pagedserve");
+
+// Found by CAF through ADL: `caf::error e = engine_errc::queue_full;` works.
+[[nodiscard]] caf::error make_error(engine_errc code);
+[[nodiscard]] caf::error make_error(engine_errc code, std::string context);
+
+// One step for the executor. `counts_idle`: the engine had work all the time since the
+// executor's previous step ended, so the gap before this one is executor idle time.
+struct executor_step {
+  step_message msg;
+  bool counts_idle = false;
+};
+
+// The executor's answer to one step: the sampled tokens, or why the step failed.
+struct step_result {
+  std::uint64_t step = 0;
+  std::optional<sched::step_output> output;  // absent: the step failed
+  std::string error;                         // set when output is absent
+  double idle_s = 0.0;                       // idle before this step (when counted)
+  double busy_s = 0.0;                       // time in the step
+};
+
+}  // namespace pagedserve::actors
+
+namespace pagedserve {
+
+// Strong ids travel as their integer.
+template <class Inspector, class Tag, class Rep>
+typename Inspector::result_type inspect(Inspector& f, strong_id<Tag, Rep>& x) {
+  Rep value = x.value();
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    x = strong_id<Tag, Rep>{value};
+    return caf::none;
+  });
+  return f(caf::meta::type_name("strong_id"), value, load);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
+  bool has_seed = x.seed.has_value();
+  std::uint64_t seed = x.seed.value_or(0);
+  bool has_logprobs = x.logprobs.has_value();
+  std::int32_t logprobs = x.logprobs.value_or(0);
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    x.seed = has_seed ? std::optional<std::uint64_t>(seed) : std::nullopt;
+    x.logprobs = has_logprobs ? std::optional<std::int32_t>(logprobs) : std::nullopt;
+    return caf::none;
+  });
+  return f(caf::meta::type_name("sampling_params"), x.temperature, x.top_p, x.top_k, x.min_p,
+           has_seed, seed, has_logprobs, logprobs, load);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, generation_request& x) {
+  return f(caf::meta::type_name("generation_request"), x.prompt_token_ids, x.prompt, x.max_tokens,
+           x.sampling, x.stop_token_ids, x.stop, x.ignore_eos, x.n, x.priority,
+           x.skip_special_tokens);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, token_chunk& x) {
+  return f(caf::meta::type_name("token_chunk"), x.request, x.index, x.token_ids, x.text);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, request_usage& x) {
+  return f(caf::meta::type_name("request_usage"), x.prompt_tokens, x.completion_tokens,
+           x.cached_prompt_tokens);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, request_final& x) {
+  bool has_stop_string = x.stop_string.has_value();
+  std::string stop_string = x.stop_string.value_or(std::string{});
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    x.stop_string = has_stop_string ? std::optional<std::string>(stop_string) : std::nullopt;
+    return caf::none;
+  });
+  return f(caf::meta::type_name("request_final"), x.request, x.index, x.reason, x.error_message,
+           has_stop_string, stop_string, x.text, x.usage, load);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, engine_stats& x) {
+  return f(caf::meta::type_name("engine_stats"), x.num_running, x.num_waiting, x.num_total_blocks,
+           x.num_free_blocks, x.kv_usage, x.num_requests, x.num_rejected, x.num_finished,
+           x.num_cancelled, x.num_failed, x.num_steps, x.num_failed_steps, x.num_preemptions,
+           x.num_prompt_tokens, x.num_generation_tokens, x.prefix_cache_queries,
+           x.prefix_cache_hits, x.sum_batch_size, x.kv_utilization_sum, x.executor_idle_s,
+           x.executor_busy_s);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, shutdown_report& x) {
+  return f(caf::meta::type_name("shutdown_report"), x.num_drained, x.num_cancelled,
+           x.num_leaked_blocks, x.timed_out);
+}
+
+}  // namespace pagedserve
+
+// Internal messages: never leave the process, so no serialization.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pagedserve::step_message)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pagedserve::sched::step_output)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pagedserve::actors::executor_step)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pagedserve::actors::step_result)

@@ -1,0 +1,100 @@
+#include "actors/model_loading.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "runtime/model/demo_model.h"
+
+namespace pagedserve::actors {
+namespace {
+
+result<model_config> read_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(error_code::io_error, "cannot open model config " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_model_config(text.str(), path);
+}
+
+struct model_and_weights {
+  model_config config;
+  std::shared_ptr<const checkpoint> weights;
+};
+
+model_and_weights with_dummy_weights(model_config config, std::uint64_t seed) {
+  auto weights = std::make_shared<const checkpoint>(make_dummy_checkpoint(config, seed));
+  return {std::move(config), std::move(weights)};
+}
+
+result<model_and_weights> load_weights(const engine_config& config) {
+  if (!config.model_config_file.empty()) {
+    auto model = read_config_file(config.model_config_file);
+    if (!model) return model.err();
+    return with_dummy_weights(std::move(*model), config.weights_seed);
+  }
+  if (config.model_dir.empty()) return with_dummy_weights(demo_model_config(), config.weights_seed);
+  auto model = load_model_config(config.model_dir);
+  if (!model) return model.err();
+  if (config.load_format == "dummy")
+    return with_dummy_weights(std::move(*model), config.weights_seed);
+  auto weights = load_safetensors_checkpoint(config.model_dir, *model);
+  if (!weights) return weights.err();
+  return model_and_weights{std::move(*model),
+                           std::make_shared<const checkpoint>(std::move(*weights))};
+}
+
+result<std::shared_ptr<const tokenizer>> load_tokenizer(const engine_config& config) {
+  if (!config.tokenizer_dir.empty()) return tokenizer::load(config.tokenizer_dir);
+  if (!config.model_dir.empty() &&
+      std::filesystem::exists(std::filesystem::path(config.model_dir) / "tokenizer.json")) {
+    return tokenizer::load(config.model_dir);
+  }
+  return std::shared_ptr<const tokenizer>{};
+}
+
+std::vector<token_id> merged_eos(const model_config& model, const tokenizer* tok) {
+  std::vector<token_id> ids = model.eos_token_ids;
+  if (tok != nullptr && tok->specials().eos_token) {
+    if (auto id = tok->token_to_id(*tok->specials().eos_token)) ids.push_back(*id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+}  // namespace
+
+result<loaded_model> load_engine_model(const engine_config& config) {
+  auto model = load_weights(config);
+  if (!model) return model.err();
+  auto tok = load_tokenizer(config);
+  if (!tok) return tok.err();
+  loaded_model out;
+  out.eos_token_ids = merged_eos(model->config, tok->get());
+  out.config = std::move(model->config);
+  out.weights = std::move(model->weights);
+  out.tok = std::move(*tok);
+  return out;
+}
+
+std::uint32_t resolve_num_blocks(const engine_config& config, const model_config& model) {
+  const auto& sched = config.sched;
+  if (sched.num_blocks > 0) return sched.num_blocks;
+  const std::uint64_t per_sequence =
+      (std::uint64_t{sched.max_model_len} + sched.block_size - 1) / sched.block_size;
+  const std::uint64_t wanted = per_sequence * sched.max_num_seqs;
+  const std::uint64_t bytes_per_block =
+      2 * sizeof(float) * static_cast<std::uint64_t>(model.num_layers) * sched.block_size *
+      static_cast<std::uint64_t>(model.kv_size());
+  const std::uint64_t affordable = k_default_kv_bytes / std::max<std::uint64_t>(1, bytes_per_block);
+  const std::uint64_t blocks = std::max(per_sequence, std::min(wanted, affordable));
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(blocks, std::numeric_limits<std::uint32_t>::max()));
+}
+
+}  // namespace pagedserve::actors

@@ -1,0 +1,36 @@
+#pragma once
+// model_loading: what spawn_engine needs from disk, resolved from an engine_config the way
+// `pagedserve generate` resolves its flags: model_dir (config.json + safetensors, or dummy
+// weights with load_format dummy), model_config_file (dummy weights), or neither (the
+// built-in demo model). The tokenizer comes from tokenizer_dir, else from model_dir when it
+// has a tokenizer.json. Plain C++ (no CAF): a candidate to move to runtime/engine.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "runtime/core/result.h"
+#include "runtime/engine/engine_config.h"
+#include "runtime/model/checkpoint.h"
+#include "runtime/model/model_config.h"
+#include "runtime/tokenizer/tokenizer.h"
+
+namespace pagedserve::actors {
+
+struct loaded_model {
+  model_config config;
+  std::shared_ptr<const checkpoint> weights;
+  std::shared_ptr<const tokenizer> tok;  // null when there is none
+  std::vector<token_id> eos_token_ids;   // model + generation config + tokenizer, no repeats
+};
+
+[[nodiscard]] result<loaded_model> load_engine_model(const engine_config& config);
+
+// config.sched.num_blocks when set; else room for max_num_seqs sequences of max_model_len,
+// capped at k_default_kv_bytes of fp32 KV memory (but never below one full sequence).
+[[nodiscard]] std::uint32_t resolve_num_blocks(const engine_config& config,
+                                               const model_config& model);
+
+inline constexpr std::uint64_t k_default_kv_bytes = std::uint64_t{1} << 30;
+
+}  // namespace pagedserve::actors

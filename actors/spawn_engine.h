@@ -1,0 +1,19 @@
+#pragma once
+// spawn_engine: builds an engine inside a caller's actor system. Loads the model (weights,
+// tokenizer, generation config) on the calling thread, so a bad model is an error here and
+// not a dead actor later; then spawns the intake, scheduler and executor actors behind one
+// typed engine_actor. Call add_engine_message_types() on the system's config first.
+
+#include "actors/engine_actor.h"
+#include "runtime/core/result.h"
+#include "runtime/engine/engine_config.h"
+
+namespace pagedserve::actors {
+
+// Registers the public message types (required once per actor_system_config, on every node
+// that talks to an engine over the network) and the "pagedserve" error category.
+void add_engine_message_types(caf::actor_system_config& cfg);
+
+[[nodiscard]] result<engine_actor> spawn_engine(caf::actor_system& system, engine_config config);
+
+}  // namespace pagedserve::actors

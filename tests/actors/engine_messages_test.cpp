@@ -1,0 +1,115 @@
+// The engine's public message types and errors as other nodes see them: serialized by their
+// registered names (add_engine_message_types), optional fields included, and errors of the
+// "pagedserve" category rendered with their context.
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/engine_errors.h"
+#include "actors/spawn_engine.h"
+
+namespace pagedserve::actors {
+namespace {
+
+generation_request greedy_request(std::vector<token_id> prompt, std::uint32_t max_tokens) {
+  generation_request r;
+  r.prompt_token_ids = std::move(prompt);
+  r.max_tokens = max_tokens;
+  r.sampling.temperature = 0.0f;
+  r.ignore_eos = true;
+  return r;
+}
+
+// The public types as they cross the network: a message holding them serializes by the
+// registered names and comes back equal (optional fields included).
+template <class T>
+T round_trip(caf::actor_system& system, const T& value) {
+  std::vector<char> buf;
+  caf::binary_serializer sink{system, buf};
+  caf::message out = caf::make_message(value);
+  EXPECT_FALSE(sink(out)) << "serializing";
+  caf::message in;
+  caf::binary_deserializer source{system, buf};
+  EXPECT_FALSE(source(in)) << "deserializing";
+  EXPECT_TRUE(in.match_elements<T>()) << "type lost";
+  return in.match_elements<T>() ? in.get_as<T>(0) : T{};
+}
+
+TEST(engine_messages, public_message_types_survive_serialization) {
+  caf::actor_system_config cfg;
+  add_engine_message_types(cfg);
+  caf::actor_system system{cfg};
+
+  generation_request req = greedy_request({1, 2, 3}, 7);
+  req.prompt = "hello";
+  req.sampling.temperature = 0.5f;
+  req.sampling.top_k = 3;
+  req.sampling.seed = 42;
+  req.stop = {"END"};
+  req.stop_token_ids = {9};
+  req.n = 2;
+  req.priority = -1;
+  const generation_request got = round_trip(system, req);
+  EXPECT_EQ(got.prompt_token_ids, req.prompt_token_ids);
+  EXPECT_EQ(got.prompt, "hello");
+  EXPECT_EQ(got.max_tokens, 7u);
+  EXPECT_EQ(got.sampling.temperature, 0.5f);
+  EXPECT_EQ(got.sampling.top_k, 3);
+  EXPECT_EQ(got.sampling.seed, std::optional<std::uint64_t>(42));
+  EXPECT_EQ(got.sampling.logprobs, std::nullopt);
+  EXPECT_EQ(got.stop, req.stop);
+  EXPECT_EQ(got.stop_token_ids, req.stop_token_ids);
+  EXPECT_TRUE(got.ignore_eos);
+  EXPECT_EQ(got.n, 2u);
+  EXPECT_EQ(got.priority, -1);
+
+  request_final final;
+  final.request = request_id{77};
+  final.index = 1;
+  final.reason = finish_kind::stop;
+  final.stop_string = "END";
+  final.text = "tail";
+  final.usage = request_usage{5, 6, 4};
+  const request_final f = round_trip(system, final);
+  EXPECT_EQ(f.request, request_id{77});
+  EXPECT_EQ(f.index, 1u);
+  EXPECT_EQ(f.reason, finish_kind::stop);
+  EXPECT_EQ(f.stop_string, std::optional<std::string>("END"));
+  EXPECT_EQ(f.text, "tail");
+  EXPECT_EQ(f.usage.prompt_tokens, 5u);
+  EXPECT_EQ(f.usage.completion_tokens, 6u);
+  EXPECT_EQ(f.usage.cached_prompt_tokens, 4u);
+
+  const token_chunk c = round_trip(system, token_chunk{request_id{3}, 0, {4, 5}, "ab"});
+  EXPECT_EQ(c.request, request_id{3});
+  EXPECT_EQ(c.token_ids, (std::vector<token_id>{4, 5}));
+  EXPECT_EQ(c.text, "ab");
+  EXPECT_EQ(round_trip(system, request_id{123}), request_id{123});
+  engine_stats stats;
+  stats.num_free_blocks = 11;
+  stats.executor_busy_s = 0.25;
+  const engine_stats s = round_trip(system, stats);
+  EXPECT_EQ(s.num_free_blocks, 11u);
+  EXPECT_EQ(s.executor_busy_s, 0.25);
+  const shutdown_report r = round_trip(system, shutdown_report{1, 2, 0, true});
+  EXPECT_EQ(r.num_drained, 1u);
+  EXPECT_EQ(r.num_cancelled, 2u);
+  EXPECT_TRUE(r.timed_out);
+}
+
+TEST(engine_messages, engine_errors_render_with_their_category_and_context) {
+  caf::actor_system_config cfg;
+  add_engine_message_types(cfg);
+  caf::actor_system system{cfg};
+  const caf::error err = make_error(engine_errc::queue_full, "limit 2");
+  EXPECT_EQ(engine_errc_of(err), engine_errc::queue_full);
+  EXPECT_EQ(error_message(err), "limit 2");
+  EXPECT_EQ(system.render(err), "pagedserve: queue_full (limit 2)");
+  EXPECT_EQ(engine_errc_of(caf::make_error(caf::sec::request_timeout)), std::nullopt);
+}
+
+}  // namespace
+}  // namespace pagedserve::actors
