@@ -1,0 +1,414 @@
+// pagedserve bench offline: offline throughput through the whole engine. Every request of a
+// workload (JSONL of prompt token ids + max_tokens) is submitted at once to the embeddable
+// engine (actors/engine.h), greedy and ignoring EOS, and the command waits for every final.
+// It prints wall time, tokens/s and the engine's step statistics; --compare-static then runs
+// the same requests through the static-batching baseline (runtime/engine/
+// static_batch_baseline.h) in the same KV memory and prints the ratio. docs/bench-offline.md
+// explains each figure.
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "actors/engine.h"
+#include "cli/command.h"
+#include "runtime/engine/static_batch_baseline.h"
+#include "runtime/model/checkpoint.h"
+#include "runtime/model/demo_model.h"
+#include "runtime/sched/workload.h"
+
+namespace pagedserve::cli {
+namespace {
+
+using sched::workload_request;
+using clock_type = std::chrono::steady_clock;
+
+struct bench_options {
+  engine_config engine;
+  std::string workload_path;
+  std::optional<std::size_t> limit;
+  double length_scale = 1.0;
+  bool no_prefix_caching = false;
+  bool compare_static = false;
+  bool json = false;
+};
+
+void add_options(CLI::App& app, bench_options& opt) {
+  sched::scheduler_config& s = opt.engine.sched;
+  app.add_option("--model", opt.engine.model_dir, "HF checkpoint folder (default: demo model)");
+  app.add_option("--model-config", opt.engine.model_config_file,
+                 "config.json to run with dummy weights");
+  app.add_option("--load-format", opt.engine.load_format, "auto: safetensors; dummy: random")
+      ->check(CLI::IsMember({"auto", "dummy"}));
+  app.add_option("--workload", opt.workload_path, "JSONL: prompt_token_ids, max_tokens")
+      ->required();
+  app.add_option("--block-size", s.block_size, "KV block size in tokens")->capture_default_str();
+  app.add_option("--num-blocks", s.num_blocks,
+                 "KV blocks (0: max_num_seqs sequences of max_model_len)")
+      ->capture_default_str();
+  app.add_option("--max-num-seqs", s.max_num_seqs)->capture_default_str();
+  app.add_option("--max-num-batched-tokens", s.max_num_batched_tokens)->capture_default_str();
+  app.add_option("--max-model-len", s.max_model_len,
+                 "default: the workload's longest prompt + max_tokens");
+  app.add_flag("--no-prefix-caching", opt.no_prefix_caching);
+  app.add_option("--limit", opt.limit, "run only the first N requests");
+  app.add_option("--length-scale", opt.length_scale,
+                 "scale prompt lengths (truncating) and max_tokens by F in (0, 1]")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app.add_flag("--compare-static", opt.compare_static,
+               "also run the static-batching baseline in the same KV memory");
+  app.add_flag("--json", opt.json, "print one JSON object");
+}
+
+result<model_config> read_model_config(const engine_config& c) {
+  if (!c.model_config_file.empty()) {
+    std::ifstream in(c.model_config_file);
+    if (!in)
+      return make_error(error_code::io_error, "cannot open model config " + c.model_config_file);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parse_model_config(text.str(), c.model_config_file);
+  }
+  if (!c.model_dir.empty()) return load_model_config(c.model_dir);
+  return demo_model_config();
+}
+
+// The same weights the engine loads (dummy ones from the same seed).
+result<std::shared_ptr<const checkpoint>> read_weights(const engine_config& c,
+                                                       const model_config& model) {
+  if (c.model_dir.empty() || c.load_format == "dummy") {
+    return std::make_shared<const checkpoint>(make_dummy_checkpoint(model, c.weights_seed));
+  }
+  auto weights = load_safetensors_checkpoint(c.model_dir, model);
+  if (!weights) return weights.err();
+  return std::make_shared<const checkpoint>(std::move(*weights));
+}
+
+std::uint32_t scaled(std::size_t n, double f) {
+  return static_cast<std::uint32_t>(std::max(1.0, std::round(static_cast<double>(n) * f)));
+}
+
+// --limit, --length-scale and the vocabulary mapping (id % vocab_size), in that order.
+result<std::vector<workload_request>> shape_workload(std::vector<workload_request> reqs,
+                                                     const bench_options& opt,
+                                                     std::int64_t vocab_size) {
+  if (opt.limit && *opt.limit < reqs.size()) reqs.resize(*opt.limit);
+  if (reqs.empty()) return make_error(error_code::invalid_argument, "the workload has no requests");
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    workload_request& r = reqs[i];
+    if (r.prompt_token_ids.empty() || r.max_tokens == 0) {
+      return make_error(error_code::invalid_argument, "request " + std::to_string(i + 1) +
+                                                          " has an empty prompt or max_tokens 0");
+    }
+    r.prompt_token_ids.resize(scaled(r.prompt_token_ids.size(), opt.length_scale));
+    r.max_tokens = scaled(r.max_tokens, opt.length_scale);
+    for (token_id& id : r.prompt_token_ids) {
+      if (id < 0)
+        return make_error(error_code::invalid_argument, "negative token id in the workload");
+      id = static_cast<token_id>(id % vocab_size);
+    }
+  }
+  return reqs;
+}
+
+std::uint32_t longest_request(const std::vector<workload_request>& reqs) {
+  std::size_t longest = 0;
+  for (const workload_request& r : reqs)
+    longest = std::max(longest, r.prompt_token_ids.size() + r.max_tokens);
+  return static_cast<std::uint32_t>(longest);
+}
+
+// What the callbacks saw of one request.
+struct request_outcome {
+  std::uint64_t num_tokens = 0;
+  std::optional<request_final> final;
+};
+
+struct engine_run {
+  double wall_s = 0.0;
+  std::vector<request_outcome> outcomes;
+  engine_stats stats;
+  shutdown_report shutdown;
+};
+
+// Collects callbacks from the engine's threads; the main thread waits on `done_`.
+class completion_tracker {
+ public:
+  explicit completion_tracker(std::size_t n) : outcomes_(n) {}
+
+  engine_callback callback_for(std::size_t i) {
+    return [this, i](const engine_event& ev) {
+      std::lock_guard lock(mutex_);
+      if (const auto* chunk = std::get_if<token_chunk>(&ev)) {
+        outcomes_[i].num_tokens += chunk->token_ids.size();
+        return;
+      }
+      outcomes_[i].final = std::get<request_final>(ev);
+      if (++num_finals_ == outcomes_.size()) {
+        end_ = clock_type::now();
+        done_.notify_all();
+      }
+    };
+  }
+  // Waits for every request's final; returns when the last one came.
+  clock_type::time_point wait() {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return num_finals_ == outcomes_.size(); });
+    return end_;
+  }
+  std::vector<request_outcome> take() {
+    std::lock_guard lock(mutex_);
+    return std::move(outcomes_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_;
+  std::vector<request_outcome> outcomes_;
+  std::size_t num_finals_ = 0;
+  clock_type::time_point end_;
+};
+
+generation_request to_generation(const workload_request& r) {
+  generation_request g;
+  g.prompt_token_ids = r.prompt_token_ids;
+  g.max_tokens = r.max_tokens;
+  g.sampling.temperature = 0.0f;
+  g.ignore_eos = true;
+  return g;
+}
+
+result<engine_run> run_engine(const engine_config& config,
+                              const std::vector<workload_request>& reqs) {
+  completion_tracker tracker(reqs.size());  // outlives the engine, whose threads call it
+  auto started = engine::start(config);
+  if (!started) return make_error(started.err().code, "engine start: " + started.err().message);
+  engine& e = **started;
+  const auto start = clock_type::now();
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    auto id = e.submit(to_generation(reqs[i]), tracker.callback_for(i));
+    if (!id) {
+      e.shutdown(std::chrono::milliseconds(0));  // cancels what was submitted
+      return make_error(id.err().code,
+                        "request " + std::to_string(i + 1) + " rejected: " + id.err().message);
+    }
+  }
+  const auto end = tracker.wait();
+  engine_run run;
+  run.wall_s = std::chrono::duration<double>(end - start).count();
+  run.stats = e.stats();
+  run.shutdown = e.shutdown(std::chrono::seconds(10));
+  run.outcomes = tracker.take();
+  return run;
+}
+
+// Every request must end by length with exactly its max_tokens tokens.
+status check_outcomes(const engine_run& run, const std::vector<workload_request>& reqs) {
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    const request_outcome& o = run.outcomes[i];
+    const std::string which = "request " + std::to_string(i + 1) + ": ";
+    if (!o.final) return make_error(error_code::internal, which + "no final");
+    if (o.final->reason != finish_kind::length) {
+      return make_error(error_code::internal, which + "finished by " +
+                                                  std::string(to_string(o.final->reason)) + " " +
+                                                  o.final->error_message + ", not length");
+    }
+    if (o.num_tokens != reqs[i].max_tokens ||
+        o.final->usage.completion_tokens != reqs[i].max_tokens) {
+      return make_error(error_code::internal,
+                        which + std::to_string(o.num_tokens) + " tokens streamed, " +
+                            std::to_string(o.final->usage.completion_tokens) + " counted, " +
+                            std::to_string(reqs[i].max_tokens) + " asked");
+    }
+  }
+  if (run.shutdown.num_leaked_blocks != 0) {
+    return make_error(error_code::internal,
+                      std::to_string(run.shutdown.num_leaked_blocks) + " KV blocks leaked");
+  }
+  return status::success();
+}
+
+struct figures {
+  std::uint64_t num_requests = 0;
+  std::uint64_t prompt_tokens = 0;
+  std::uint64_t output_tokens = 0;
+  double wall_s = 0.0;
+  double output_tokens_per_s = 0.0;
+  double total_tokens_per_s = 0.0;
+  double mean_batch_size = 0.0;
+  double kv_utilization = 0.0;
+  double executor_idle_fraction = 0.0;
+  double prefix_cache_hit_rate = 0.0;
+};
+
+double ratio(double a, double b) { return b > 0.0 ? a / b : 0.0; }
+
+figures engine_figures(const engine_run& run, const std::vector<workload_request>& reqs) {
+  figures f;
+  f.num_requests = reqs.size();
+  for (const workload_request& r : reqs) {
+    f.prompt_tokens += r.prompt_token_ids.size();
+    f.output_tokens += r.max_tokens;
+  }
+  const engine_stats& s = run.stats;
+  const auto steps = static_cast<double>(s.num_steps);
+  f.wall_s = run.wall_s;
+  f.output_tokens_per_s = ratio(static_cast<double>(f.output_tokens), run.wall_s);
+  f.total_tokens_per_s = ratio(static_cast<double>(f.prompt_tokens + f.output_tokens), run.wall_s);
+  f.mean_batch_size = ratio(s.sum_batch_size, steps);
+  f.kv_utilization = ratio(s.kv_utilization_sum, steps);
+  f.executor_idle_fraction = ratio(s.executor_idle_s, s.executor_idle_s + s.executor_busy_s);
+  f.prefix_cache_hit_rate =
+      ratio(static_cast<double>(s.prefix_cache_hits), static_cast<double>(s.prefix_cache_queries));
+  return f;
+}
+
+boost::json::object to_json(const bench_options& opt, const model_config& model,
+                            const engine_config& config, std::uint64_t num_total_blocks) {
+  const sched::scheduler_config& s = config.sched;
+  return {{"model", model.name},
+          {"workload", opt.workload_path},
+          {"length_scale", opt.length_scale},
+          {"block_size", s.block_size},
+          {"num_blocks", num_total_blocks},
+          {"max_num_seqs", s.max_num_seqs},
+          {"max_num_batched_tokens", s.max_num_batched_tokens},
+          {"max_model_len", s.max_model_len},
+          {"prefix_caching", s.enable_prefix_caching}};
+}
+
+boost::json::object to_json(const figures& f, const engine_run& run) {
+  return {{"num_requests", f.num_requests},
+          {"completed", run.stats.num_finished},
+          {"prompt_tokens", f.prompt_tokens},
+          {"output_tokens", f.output_tokens},
+          {"wall_s", f.wall_s},
+          {"output_tokens_per_s", f.output_tokens_per_s},
+          {"total_tokens_per_s", f.total_tokens_per_s},
+          {"steps", run.stats.num_steps},
+          {"mean_batch_size", f.mean_batch_size},
+          {"num_preemptions", run.stats.num_preemptions},
+          {"kv_utilization", f.kv_utilization},
+          {"executor_idle_fraction", f.executor_idle_fraction},
+          {"prefix_cache_hit_rate", f.prefix_cache_hit_rate},
+          {"leaked_blocks", run.shutdown.num_leaked_blocks}};
+}
+
+boost::json::object to_json(const static_baseline_report& r) {
+  return {{"wall_s", r.wall_s},
+          {"batch_size", r.batch_size},
+          {"num_batches", r.num_batches},
+          {"steps", r.steps},
+          {"useful_output_tokens", r.useful_output_tokens},
+          {"computed_tokens", r.computed_tokens},
+          {"output_tokens_per_s", r.output_tokens_per_s}};
+}
+
+void print_table(const boost::json::object& config, const figures& f, const engine_run& run,
+                 const std::optional<static_baseline_report>& fixed) {
+  std::printf("model %s, %llu requests, %llu prompt + %llu output tokens, %llu KV blocks of %llu\n",
+              config.at("model").as_string().c_str(),
+              static_cast<unsigned long long>(f.num_requests),
+              static_cast<unsigned long long>(f.prompt_tokens),
+              static_cast<unsigned long long>(f.output_tokens),
+              static_cast<unsigned long long>(config.at("num_blocks").to_number<std::uint64_t>()),
+              static_cast<unsigned long long>(config.at("block_size").to_number<std::uint64_t>()));
+  std::printf("%-28s %12.3f\n", "wall time (s)", f.wall_s);
+  std::printf("%-28s %12.1f\n", "output tokens/s", f.output_tokens_per_s);
+  std::printf("%-28s %12.1f\n", "total tokens/s", f.total_tokens_per_s);
+  std::printf("%-28s %12llu\n", "steps", static_cast<unsigned long long>(run.stats.num_steps));
+  std::printf("%-28s %12.2f\n", "mean batch size", f.mean_batch_size);
+  std::printf("%-28s %12llu\n", "preemptions",
+              static_cast<unsigned long long>(run.stats.num_preemptions));
+  std::printf("%-28s %12.4f\n", "KV utilization", f.kv_utilization);
+  std::printf("%-28s %12.4f\n", "executor idle fraction", f.executor_idle_fraction);
+  if (!fixed) return;
+  std::printf("static batching (batch %u, %llu batches, %llu steps, %llu computed tokens)\n",
+              fixed->batch_size, static_cast<unsigned long long>(fixed->num_batches),
+              static_cast<unsigned long long>(fixed->steps),
+              static_cast<unsigned long long>(fixed->computed_tokens));
+  std::printf("%-28s %12.3f\n", "  wall time (s)", fixed->wall_s);
+  std::printf("%-28s %12.1f\n", "  output tokens/s", fixed->output_tokens_per_s);
+  std::printf("%-28s %12.2f\n", "continuous / static",
+              ratio(f.output_tokens_per_s, fixed->output_tokens_per_s));
+}
+
+int fail(const std::string& message) {
+  spdlog::error("{}", message);
+  return 1;
+}
+
+int run_offline(const bench_options& opt_in) {
+  bench_options opt = opt_in;
+  opt.engine.sched.enable_prefix_caching = !opt.no_prefix_caching;
+  if (!(opt.length_scale > 0.0)) return fail("--length-scale must be in (0, 1]");
+  auto model = read_model_config(opt.engine);
+  if (!model) return fail("cannot load the model config: " + model.err().message);
+  auto loaded = sched::load_workload(opt.workload_path);
+  if (!loaded) return fail(loaded.err().message);
+  auto reqs = shape_workload(std::move(*loaded), opt, model->vocab_size);
+  if (!reqs) return fail(opt.workload_path + ": " + reqs.err().message);
+  if (opt.engine.sched.max_model_len == 0) opt.engine.sched.max_model_len = longest_request(*reqs);
+
+  auto run = run_engine(opt.engine, *reqs);
+  if (!run) return fail(run.err().message);
+  const auto config_json = to_json(opt, *model, opt.engine, run->stats.num_total_blocks);
+  if (const status s = check_outcomes(*run, *reqs); !s) return fail(s.err().message);
+  const figures f = engine_figures(*run, *reqs);
+
+  std::optional<static_baseline_report> fixed;
+  if (opt.compare_static) {
+    auto weights = read_weights(opt.engine, *model);
+    if (!weights) return fail("cannot load the weights: " + weights.err().message);
+    const static_baseline_config c{*model, *weights, opt.engine.sched.max_num_seqs,
+                                   run->stats.num_total_blocks * opt.engine.sched.block_size,
+                                   opt.engine.sched.block_size};
+    auto r = run_static_baseline(c, *reqs);
+    if (!r) return fail(r.err().message);
+    fixed = std::move(*r);
+  }
+  if (!opt.json) {
+    print_table(config_json, f, *run, fixed);
+    return 0;
+  }
+  boost::json::object out{{"config", config_json}, {"engine", to_json(f, *run)}};
+  if (fixed) {
+    out["static"] = to_json(*fixed);
+    out["continuous_over_static"] = ratio(f.output_tokens_per_s, fixed->output_tokens_per_s);
+  }
+  std::printf("%s\n", boost::json::serialize(out).c_str());
+  return 0;
+}
+
+int run_bench(int argc, char** argv) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt("bench"));
+  CLI::App app("Benchmarks through the whole engine", "pagedserve bench");
+  app.require_subcommand(1);
+  CLI::App* offline = app.add_subcommand(
+      "offline", "submit a whole workload at once and measure throughput (greedy, ignore EOS)");
+  bench_options opt;
+  opt.engine.sched.max_model_len = 0;  // 0 until parsed: the workload's longest request
+  add_options(*offline, opt);
+  CLI11_PARSE(app, argc, argv);
+  return run_offline(opt);
+}
+
+const command_registration registration{
+    {"bench", "offline throughput through the engine (vs static batching)", &run_bench}};
+
+}  // namespace
+}  // namespace pagedserve::cli
