@@ -25,8 +25,8 @@ using engine_event = std::variant<token_chunk, request_final>;
 using engine_callback = std::function<void(const engine_event&)>;
 
 struct shutdown_report {
-  std::uint64_t num_drained = 0;    // finished normally during the drain
-  std::uint64_t num_cancelled = 0;  // cancelled when the timeout passed
+  std::uint64_t num_drained = 0;        // finished normally during the drain
+  std::uint64_t num_cancelled = 0;      // cancelled when the timeout passed
   std::uint64_t num_leaked_blocks = 0;  // blocks not back in the pool afterwards: must be 0
   bool timed_out = false;
 };

@@ -19,7 +19,7 @@ struct engine_config {
   std::string load_format = "auto";  // auto | dummy
   std::string tokenizer_dir;         // default: model_dir when it has tokenizer.json
   std::string backend = "cpu";
-  std::uint64_t weights_seed = 0;    // dummy/demo weights
+  std::uint64_t weights_seed = 0;  // dummy/demo weights
 
   // KV pool: num_blocks blocks of sched.block_size tokens. 0: as many as needed for
   // max_num_seqs sequences of max_model_len (the CPU default; the CUDA backend measures).
@@ -39,9 +39,9 @@ struct engine_stats {
   std::uint32_t num_running = 0;
   std::uint32_t num_waiting = 0;
   std::uint64_t num_total_blocks = 0;
-  std::uint64_t num_free_blocks = 0;     // free or cached-and-unreferenced
+  std::uint64_t num_free_blocks = 0;  // free or cached-and-unreferenced
   double kv_usage = 0.0;
-  std::uint64_t num_requests = 0;        // accepted
+  std::uint64_t num_requests = 0;  // accepted
   std::uint64_t num_rejected = 0;
   std::uint64_t num_finished = 0;
   std::uint64_t num_cancelled = 0;
@@ -53,8 +53,8 @@ struct engine_stats {
   std::uint64_t num_generation_tokens = 0;
   std::uint64_t prefix_cache_queries = 0;  // tokens
   std::uint64_t prefix_cache_hits = 0;
-  double sum_batch_size = 0.0;             // sequences per step, summed (mean = / num_steps)
-  double kv_utilization_sum = 0.0;         // per step tokens held / slots allocated, summed
+  double sum_batch_size = 0.0;      // sequences per step, summed (mean = / num_steps)
+  double kv_utilization_sum = 0.0;  // per step tokens held / slots allocated, summed
   // Executor: time it waited between the end of one step and the start of the next while
   // requests were in flight, and time spent in steps.
   double executor_idle_s = 0.0;

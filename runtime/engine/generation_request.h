@@ -24,13 +24,13 @@ struct generation_request {
   std::vector<token_id> prompt_token_ids;
   std::string prompt;
   std::uint32_t max_tokens = 16;
-  sampling_params sampling;               // temperature, top_p, top_k, min_p, seed
-  std::vector<token_id> stop_token_ids;   // end generation, the token is emitted
-  std::vector<std::string> stop;          // stop strings, matched on text, not emitted
-  bool ignore_eos = false;                // keep going past EOS ids
-  std::uint32_t n = 1;                    // completions sharing the prompt
-  std::int32_t priority = 0;              // smaller first (priority policy only)
-  bool skip_special_tokens = true;        // in the streamed text
+  sampling_params sampling;              // temperature, top_p, top_k, min_p, seed
+  std::vector<token_id> stop_token_ids;  // end generation, the token is emitted
+  std::vector<std::string> stop;         // stop strings, matched on text, not emitted
+  bool ignore_eos = false;               // keep going past EOS ids
+  std::uint32_t n = 1;                   // completions sharing the prompt
+  std::int32_t priority = 0;             // smaller first (priority policy only)
+  bool skip_special_tokens = true;       // in the streamed text
 };
 
 enum class finish_kind {
@@ -44,9 +44,9 @@ enum class finish_kind {
 
 struct token_chunk {
   request_id request;
-  std::uint32_t index = 0;            // which of the n completions
-  std::vector<token_id> token_ids;    // new tokens, in order
-  std::string text;                   // their stable text (empty without a tokenizer)
+  std::uint32_t index = 0;          // which of the n completions
+  std::vector<token_id> token_ids;  // new tokens, in order
+  std::string text;                 // their stable text (empty without a tokenizer)
 };
 
 struct request_usage {
@@ -59,10 +59,10 @@ struct request_final {
   request_id request;
   std::uint32_t index = 0;
   finish_kind reason = finish_kind::length;
-  std::string error_message;          // reason == error
+  std::string error_message;               // reason == error
   std::optional<std::string> stop_string;  // the stop string that ended it, if any
-  std::string text;                   // text held back until now (flushed), may be empty
-  request_usage usage;                // of this completion (prompt counted in each)
+  std::string text;                        // text held back until now (flushed), may be empty
+  request_usage usage;                     // of this completion (prompt counted in each)
 };
 
 }  // namespace pagedserve

@@ -42,7 +42,7 @@ struct step_executor_config {
   std::shared_ptr<const checkpoint> weights;  // host weights; uploaded at create()
   std::string backend = "cpu";                // "cpu" (only one in the CPU build)
   std::uint32_t block_size = 16;
-  std::uint32_t num_blocks = 0;               // KV pool size
+  std::uint32_t num_blocks = 0;  // KV pool size
   // Test hook: called before each step's forward with the step index; may throw to inject
   // a failure into that step.
   std::function<void(std::uint64_t step)> before_step;
