@@ -30,7 +30,6 @@ using cancel_atom = caf::atom_constant<caf::atom("cancel")>;
 using stats_atom = caf::atom_constant<caf::atom("stats")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 using step_atom = caf::atom_constant<caf::atom("step")>;
-using admit_atom = caf::atom_constant<caf::atom("admit")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;        // intake: stop accepting
 using deadline_atom = caf::atom_constant<caf::atom("deadline")>;  // shutdown timeout passed
 

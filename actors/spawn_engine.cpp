@@ -8,8 +8,8 @@
 #include "actors/engine_front.h"
 #include "actors/executor_actor.h"
 #include "actors/intake_actor.h"
-#include "actors/model_loading.h"
 #include "actors/scheduler_actor.h"
+#include "runtime/engine/model_loading.h"
 
 namespace pagedserve::actors {
 namespace {

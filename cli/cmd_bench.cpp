@@ -15,19 +15,17 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "actors/engine.h"
 #include "cli/command.h"
+#include "runtime/engine/model_loading.h"
 #include "runtime/engine/static_batch_baseline.h"
 #include "runtime/model/checkpoint.h"
-#include "runtime/model/demo_model.h"
 #include "runtime/sched/workload.h"
 
 namespace pagedserve::cli {
@@ -72,30 +70,6 @@ void add_options(CLI::App& app, bench_options& opt) {
   app.add_flag("--compare-static", opt.compare_static,
                "also run the static-batching baseline in the same KV memory");
   app.add_flag("--json", opt.json, "print one JSON object");
-}
-
-result<model_config> read_model_config(const engine_config& c) {
-  if (!c.model_config_file.empty()) {
-    std::ifstream in(c.model_config_file);
-    if (!in)
-      return make_error(error_code::io_error, "cannot open model config " + c.model_config_file);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_model_config(text.str(), c.model_config_file);
-  }
-  if (!c.model_dir.empty()) return load_model_config(c.model_dir);
-  return demo_model_config();
-}
-
-// The same weights the engine loads (dummy ones from the same seed).
-result<std::shared_ptr<const checkpoint>> read_weights(const engine_config& c,
-                                                       const model_config& model) {
-  if (c.model_dir.empty() || c.load_format == "dummy") {
-    return std::make_shared<const checkpoint>(make_dummy_checkpoint(model, c.weights_seed));
-  }
-  auto weights = load_safetensors_checkpoint(c.model_dir, model);
-  if (!weights) return weights.err();
-  return std::make_shared<const checkpoint>(std::move(*weights));
 }
 
 std::uint32_t scaled(std::size_t n, double f) {
@@ -356,7 +330,7 @@ int run_offline(const bench_options& opt_in) {
   bench_options opt = opt_in;
   opt.engine.sched.enable_prefix_caching = !opt.no_prefix_caching;
   if (!(opt.length_scale > 0.0)) return fail("--length-scale must be in (0, 1]");
-  auto model = read_model_config(opt.engine);
+  auto model = load_engine_model_config(opt.engine);
   if (!model) return fail("cannot load the model config: " + model.err().message);
   auto loaded = sched::load_workload(opt.workload_path);
   if (!loaded) return fail(loaded.err().message);
@@ -372,7 +346,7 @@ int run_offline(const bench_options& opt_in) {
 
   std::optional<static_baseline_report> fixed;
   if (opt.compare_static) {
-    auto weights = read_weights(opt.engine, *model);
+    auto weights = load_engine_weights(opt.engine, *model);
     if (!weights) return fail("cannot load the weights: " + weights.err().message);
     const static_baseline_config c{*model, *weights, opt.engine.sched.max_num_seqs,
                                    run->stats.num_total_blocks * opt.engine.sched.block_size,

@@ -9,14 +9,13 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/command.h"
 #include "kernels/cpu/cpu_backend.h"
+#include "runtime/engine/model_loading.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/demo_model.h"
@@ -41,7 +40,7 @@ struct generate_options {
 
 struct loaded_model {
   model_config config;
-  checkpoint weights;
+  std::shared_ptr<const checkpoint> weights;
 };
 
 using clock_type = std::chrono::steady_clock;
@@ -50,37 +49,25 @@ double ms_since(clock_type::time_point start) {
   return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
 }
 
-result<model_config> read_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error(error_code::io_error, "cannot open model config " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_model_config(text.str(), path);
-}
-
 // --model-config FILE: dummy weights; --model DIR: DIR's config, weights per --load-format;
-// neither: the demo model.
+// neither: the demo model. The same resolution as the engine's (runtime/engine).
 result<loaded_model> load_model(const generate_options& opt) {
-  if (!opt.model_config_file.empty()) {
-    auto config = read_config_file(opt.model_config_file);
-    if (!config) return config.err();
-    return loaded_model{*config, make_dummy_checkpoint(*config, 0)};
-  }
-  if (opt.model_dir.empty()) {
+  engine_config source;
+  source.model_dir = opt.model_dir;
+  source.model_config_file = opt.model_config_file;
+  source.load_format = opt.load_format;
+  if (uses_demo_model(source)) {
     spdlog::info(
         "no --model given: running the built-in demo model '{}' (random weights); "
         "point --model at a HF checkpoint folder (config.json + *.safetensors) to run "
         "a real one",
         demo_model_name);
-    model_config config = demo_model_config();
-    return loaded_model{config, make_dummy_checkpoint(config, 0)};
   }
-  auto config = load_model_config(opt.model_dir);
+  auto config = load_engine_model_config(source);
   if (!config) return config.err();
-  if (opt.load_format == "dummy") return loaded_model{*config, make_dummy_checkpoint(*config, 0)};
-  auto weights = load_safetensors_checkpoint(opt.model_dir, *config);
+  auto weights = load_engine_weights(source, *config);
   if (!weights) return weights.err();
-  return loaded_model{*config, std::move(*weights)};
+  return loaded_model{std::move(*config), std::move(*weights)};
 }
 
 status check_request(const generate_options& opt, const model_config& config) {
@@ -214,7 +201,7 @@ int run_generate(int argc, char** argv) {
     return 2;
   }
   auto backend = kernels::make_cpu_backend();
-  auto weights = forward::upload_model_weights(*backend, model->config, model->weights);
+  auto weights = forward::upload_model_weights(*backend, model->config, *model->weights);
   if (!weights) {
     spdlog::error("cannot load the weights: {}", weights.err().message);
     return 1;

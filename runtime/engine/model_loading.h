@@ -3,7 +3,7 @@
 // `pagedserve generate` resolves its flags: model_dir (config.json + safetensors, or dummy
 // weights with load_format dummy), model_config_file (dummy weights), or neither (the
 // built-in demo model). The tokenizer comes from tokenizer_dir, else from model_dir when it
-// has a tokenizer.json. Plain C++ (no CAF): a candidate to move to runtime/engine.
+// has a tokenizer.json.
 
 #include <cstdint>
 #include <memory>
@@ -15,7 +15,7 @@
 #include "runtime/model/model_config.h"
 #include "runtime/tokenizer/tokenizer.h"
 
-namespace pagedserve::actors {
+namespace pagedserve {
 
 struct loaded_model {
   model_config config;
@@ -24,7 +24,13 @@ struct loaded_model {
   std::vector<token_id> eos_token_ids;   // model + generation config + tokenizer, no repeats
 };
 
+// All of it: config, weights (checked against the config), tokenizer, EOS ids.
 [[nodiscard]] result<loaded_model> load_engine_model(const engine_config& config);
+// The steps, for callers that need the config before (or without) the weights.
+[[nodiscard]] bool uses_demo_model(const engine_config& config);
+[[nodiscard]] result<model_config> load_engine_model_config(const engine_config& config);
+[[nodiscard]] result<std::shared_ptr<const checkpoint>> load_engine_weights(
+    const engine_config& config, const model_config& model);
 
 // config.sched.num_blocks when set; else room for max_num_seqs sequences of max_model_len,
 // capped at k_default_kv_bytes of fp32 KV memory (but never below one full sequence).
@@ -33,4 +39,4 @@ struct loaded_model {
 
 inline constexpr std::uint64_t k_default_kv_bytes = std::uint64_t{1} << 30;
 
-}  // namespace pagedserve::actors
+}  // namespace pagedserve

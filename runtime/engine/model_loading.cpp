@@ -1,4 +1,4 @@
-#include "actors/model_loading.h"
+#include "runtime/engine/model_loading.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,7 +10,7 @@
 
 #include "runtime/model/demo_model.h"
 
-namespace pagedserve::actors {
+namespace pagedserve {
 namespace {
 
 result<model_config> read_config_file(const std::string& path) {
@@ -19,33 +19,6 @@ result<model_config> read_config_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return parse_model_config(text.str(), path);
-}
-
-struct model_and_weights {
-  model_config config;
-  std::shared_ptr<const checkpoint> weights;
-};
-
-model_and_weights with_dummy_weights(model_config config, std::uint64_t seed) {
-  auto weights = std::make_shared<const checkpoint>(make_dummy_checkpoint(config, seed));
-  return {std::move(config), std::move(weights)};
-}
-
-result<model_and_weights> load_weights(const engine_config& config) {
-  if (!config.model_config_file.empty()) {
-    auto model = read_config_file(config.model_config_file);
-    if (!model) return model.err();
-    return with_dummy_weights(std::move(*model), config.weights_seed);
-  }
-  if (config.model_dir.empty()) return with_dummy_weights(demo_model_config(), config.weights_seed);
-  auto model = load_model_config(config.model_dir);
-  if (!model) return model.err();
-  if (config.load_format == "dummy")
-    return with_dummy_weights(std::move(*model), config.weights_seed);
-  auto weights = load_safetensors_checkpoint(config.model_dir, *model);
-  if (!weights) return weights.err();
-  return model_and_weights{std::move(*model),
-                           std::make_shared<const checkpoint>(std::move(*weights))};
 }
 
 result<std::shared_ptr<const tokenizer>> load_tokenizer(const engine_config& config) {
@@ -69,15 +42,37 @@ std::vector<token_id> merged_eos(const model_config& model, const tokenizer* tok
 
 }  // namespace
 
+bool uses_demo_model(const engine_config& config) {
+  return config.model_dir.empty() && config.model_config_file.empty();
+}
+
+result<model_config> load_engine_model_config(const engine_config& config) {
+  if (!config.model_config_file.empty()) return read_config_file(config.model_config_file);
+  if (uses_demo_model(config)) return demo_model_config();
+  return load_model_config(config.model_dir);
+}
+
+result<std::shared_ptr<const checkpoint>> load_engine_weights(const engine_config& config,
+                                                              const model_config& model) {
+  if (config.model_dir.empty() || config.load_format == "dummy") {
+    return std::make_shared<const checkpoint>(make_dummy_checkpoint(model, config.weights_seed));
+  }
+  auto weights = load_safetensors_checkpoint(config.model_dir, model);
+  if (!weights) return weights.err();
+  return std::make_shared<const checkpoint>(std::move(*weights));
+}
+
 result<loaded_model> load_engine_model(const engine_config& config) {
-  auto model = load_weights(config);
+  auto model = load_engine_model_config(config);
   if (!model) return model.err();
+  auto weights = load_engine_weights(config, *model);
+  if (!weights) return weights.err();
   auto tok = load_tokenizer(config);
   if (!tok) return tok.err();
   loaded_model out;
-  out.eos_token_ids = merged_eos(model->config, tok->get());
-  out.config = std::move(model->config);
-  out.weights = std::move(model->weights);
+  out.eos_token_ids = merged_eos(*model, tok->get());
+  out.config = std::move(*model);
+  out.weights = std::move(*weights);
   out.tok = std::move(*tok);
   return out;
 }
@@ -97,4 +92,4 @@ std::uint32_t resolve_num_blocks(const engine_config& config, const model_config
       std::min<std::uint64_t>(blocks, std::numeric_limits<std::uint32_t>::max()));
 }
 
-}  // namespace pagedserve::actors
+}  // namespace pagedserve
