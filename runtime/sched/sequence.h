@@ -136,6 +136,7 @@ class sequence {
   std::uint32_t num_computed_tokens_ = 0;
   std::uint32_t max_tokens_ = 0;  // copy of spec_.max_tokens
   std::uint32_t num_pending_outputs_ = 0;
+  std::uint32_t num_preemptions_ = 0;  // hot: every in-flight record stamps it
   sequence_status status_ = sequence_status::waiting;
   bool may_stop_on_token_ = false;  // an EOS that counts, or stop token ids
   bool was_ever_scheduled_ = false;
@@ -144,7 +145,6 @@ class sequence {
   // Cold.
   request_spec spec_;
   std::optional<finish_reason> reason_;
-  std::uint32_t num_preemptions_ = 0;
 };
 
 }  // namespace pagedserve::sched
