@@ -37,7 +37,6 @@ struct scheduler_state {
   std::unordered_map<request_id, live_request> live;
   std::unordered_set<caf::actor_addr> monitored;  // sinks
   core_type::sends sends;                         // scratch, reused
-  std::size_t num_in_flight = 0;
   // True while the engine has had nothing to do since the executor's last step: the gap
   // before the next step is then not executor idle time.
   bool went_idle = true;
@@ -82,15 +81,15 @@ void deliver(scheduler_state& st) {
   st.sends.clear();
 }
 
-// Plans and sends steps until two are in flight or nothing is runnable.
+// Plans and sends steps until nothing more is runnable; engine_core stops at two steps in
+// flight (one running at the executor, one planned behind it: the overlap).
 void pump(self_pointer self) {
   auto& st = self->state;
-  while (st.num_in_flight < k_max_in_flight_steps && st.core->has_work()) {
+  while (st.core->can_plan_step()) {
     executor_step step;
     if (!st.core->plan_step(st.now(), step.msg)) break;
     step.counts_idle = !st.went_idle;
     st.went_idle = false;
-    ++st.num_in_flight;
     self->send(st.executor, step_atom::value, std::move(step));
   }
 }
@@ -99,7 +98,7 @@ void pump(self_pointer self) {
 void maybe_finish(self_pointer self) {
   auto& st = self->state;
   if (!st.shutting_down || st.finished) return;
-  if (st.num_in_flight > 0 || st.core->has_work()) return;
+  if (st.core->has_work()) return;  // steps in flight included
   st.report.num_leaked_blocks = st.core->num_blocks_held();
   st.finished = true;
   for (auto& promise : st.shutdown_promises) promise.deliver(st.report);
@@ -145,7 +144,6 @@ caf::result<request_id> on_submit(self_pointer self, generation_request& request
 
 void on_step_result(self_pointer self, step_result& result) {
   auto& st = self->state;
-  --st.num_in_flight;
   st.core->record_executor_time(result.idle_s, result.busy_s);
   if (result.output) {
     st.core->apply_output(*result.output, st.now(), st.sends);
@@ -154,7 +152,7 @@ void on_step_result(self_pointer self, step_result& result) {
   }
   deliver(st);
   pump(self);
-  if (st.num_in_flight == 0 && !st.core->has_work()) st.went_idle = true;
+  if (!st.core->has_work()) st.went_idle = true;
   maybe_finish(self);
 }
 
