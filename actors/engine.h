@@ -9,20 +9,57 @@
 //
 // Callbacks run on the engine's threads, one request's events in order (chunks, then
 // exactly one final); they must not block for long and must not call shutdown().
+//
+// Servers use the non-blocking forms: submit_async (acceptance arrives as a callback; the
+// returned handle cancels at any time, even before the id is known) and stats_async.
 
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 #include <variant>
+#include <vector>
 
 #include "runtime/core/result.h"
 #include "runtime/engine/engine_config.h"
 #include "runtime/engine/generation_request.h"
+#include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve {
 
 using engine_event = std::variant<token_chunk, request_final>;
 using engine_callback = std::function<void(const engine_event&)>;
+// Called once per submit_async, on an engine thread, before any event of that request:
+// the id, or why the request was refused (then the event callback is never called).
+using accept_callback = std::function<void(result<request_id>)>;
+using stats_callback = std::function<void(engine_stats)>;
+
+// What a server needs to know about the loaded model, fixed after start().
+struct engine_model_info {
+  std::string name;  // demo: "pagedserve-demo"; a checkpoint: its folder name
+  std::uint32_t max_model_len = 0;
+  std::uint32_t vocab_size = 0;
+  std::uint32_t block_size = 0;
+  std::uint32_t num_blocks = 0;
+  std::uint32_t max_n = 0;
+  std::shared_ptr<const tokenizer> tok;  // null when the model has none (ids only)
+  std::vector<token_id> eos_token_ids;
+};
+
+// A submitted request, for cancelling it. Copyable; cheap; safe from any thread.
+class submission {
+ public:
+  submission() = default;
+  // Cancels the request: before acceptance, it is cancelled as soon as it is accepted; after
+  // it, the engine sends a `cancelled` final (unless another final came first). Idempotent.
+  void cancel() const;
+
+ private:
+  friend class engine;
+  struct state;
+  explicit submission(std::shared_ptr<state> s) : state_(std::move(s)) {}
+  std::shared_ptr<state> state_;
+};
 
 struct shutdown_report {
   std::uint64_t num_drained = 0;        // finished normally during the drain
@@ -43,6 +80,14 @@ class engine {
   [[nodiscard]] result<request_id> submit(generation_request request, engine_callback callback);
   void cancel(request_id request);
   [[nodiscard]] engine_stats stats();
+
+  // Never blocks. `accepted` runs first (id or error), then `callback` gets the events.
+  submission submit_async(generation_request request, engine_callback callback,
+                          accept_callback accepted);
+  // Never blocks; `done` runs on an engine thread (a default engine_stats if the engine is
+  // shutting down or does not answer within a few seconds).
+  void stats_async(stats_callback done);
+  [[nodiscard]] const engine_model_info& model() const;
   shutdown_report shutdown(std::chrono::milliseconds timeout);
 
  private:

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/core/result.h"
+#include "runtime/metrics/histogram.h"
 #include "runtime/sched/scheduler_config.h"
 
 namespace pagedserve {
@@ -59,6 +60,8 @@ struct engine_stats {
   // requests were in flight, and time spent in steps.
   double executor_idle_s = 0.0;
   double executor_busy_s = 0.0;
+  // Tokens per step (prompt + generated), with vLLM's buckets.
+  histogram iteration_tokens = histogram::with_bounds(iteration_tokens_buckets());
 };
 
 }  // namespace pagedserve

@@ -265,8 +265,14 @@ void engine_core_base::emit_token(completion& c, token_id token, double now,
   ++c.num_generated;
   ++totals_.num_generation_tokens;
   output_stream::delta delta = c.stream->push(token);
-  events.push_back(event{c.owner->id, token_chunk{c.owner->id, c.index, std::move(delta.token_ids),
-                                                  std::move(delta.text)}});
+  // Built in place: moving a variant of these structs trips GCC 12's -Wmaybe-uninitialized.
+  event& e = events.emplace_back();
+  e.request = c.owner->id;
+  auto& chunk = e.payload.emplace<token_chunk>();
+  chunk.request = c.owner->id;
+  chunk.index = c.index;
+  chunk.token_ids = std::move(delta.token_ids);
+  chunk.text = std::move(delta.text);
   if (!delta.stop_string) return;
   // The text reached a stop string: the scheduler stops the sequence now (its blocks go
   // back at once); its own finished event is then ignored since the completion is done.

@@ -14,6 +14,7 @@
 
 #include "runtime/core/ids.h"
 #include "runtime/core/types.h"
+#include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/sampling_params.h"
 
 namespace pagedserve {
@@ -31,6 +32,9 @@ struct generation_request {
   std::uint32_t n = 1;                   // completions sharing the prompt
   std::int32_t priority = 0;             // smaller first (priority policy only)
   bool skip_special_tokens = true;       // in the streamed text
+  // For a text prompt: let the tokenizer add BOS and friends (false for chat-template text,
+  // which already contains them).
+  bool add_special_tokens = true;
 };
 
 enum class finish_kind {
@@ -42,11 +46,21 @@ enum class finish_kind {
 
 [[nodiscard]] std::string_view to_string(finish_kind kind);
 
+// One generated token's log-probability and the most likely alternatives at its position
+// (the model's raw distribution: log_softmax of the logits, see runtime/sampling/logprobs.h).
+struct chunk_logprob {
+  token_id token = 0;
+  float logprob = 0.0f;
+  std::vector<token_logprob> top;  // sampling.logprobs entries, most likely first
+};
+
 struct token_chunk {
   request_id request;
   std::uint32_t index = 0;          // which of the n completions
   std::vector<token_id> token_ids;  // new tokens, in order
   std::string text;                 // their stable text (empty without a tokenizer)
+  // One entry per token_ids entry when the request set sampling.logprobs; else empty.
+  std::vector<chunk_logprob> logprobs;
 };
 
 struct request_usage {
@@ -63,6 +77,9 @@ struct request_final {
   std::optional<std::string> stop_string;  // the stop string that ended it, if any
   std::string text;                        // text held back until now (flushed), may be empty
   request_usage usage;                     // of this completion (prompt counted in each)
+  // From arrival at the engine to the first step that scheduled this completion (0 when it
+  // was never scheduled).
+  double queue_time_s = 0.0;
 };
 
 }  // namespace pagedserve

@@ -1,0 +1,59 @@
+#pragma once
+// server_config: everything `pagedserve serve` reads from its YAML file and flags, fixed
+// after start. Keys are named like vLLM's where the meaning is the same; config/default.yaml
+// documents every key with its default. Flags override the file.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "runtime/core/result.h"
+#include "runtime/engine/engine_config.h"
+
+namespace pagedserve::net {
+
+struct server_config {
+  engine_config engine;  // model, tokenizer, load_format, backend, sched.*, max_n, ...
+
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8000;      // 0: any free port (the log and server::port() tell which)
+  std::string api_key;            // non-empty: every /v1 route needs "Authorization: Bearer <key>"
+  std::string served_model_name;  // empty: the model's own name (engine_model_info::name)
+  std::uint32_t num_io_threads = 2;
+
+  // Limits on every connection.
+  std::uint32_t max_connections = 4096;            // more are closed at accept
+  std::uint64_t max_header_bytes = 16 * 1024;      // 431 above (Beast: header limit)
+  std::uint64_t max_body_bytes = 4 * 1024 * 1024;  // 413 above
+  double read_timeout_s = 30.0;  // a request's header and body must arrive within this
+  double idle_timeout_s = 60.0;  // a keep-alive connection with no request is closed
+
+  // WebSocket /v1/stream.
+  std::uint64_t ws_max_message_bytes = 1024 * 1024;
+  std::uint64_t ws_max_send_queue_bytes = 1024 * 1024;  // passed: the socket's requests fail
+  double ws_ping_interval_s = 20.0;  // ping when idle this long; close if no pong within it
+
+  double shutdown_timeout_s = 30.0;  // SIGINT/SIGTERM: drain this long, then cancel
+  std::string log_level = "info";    // trace | debug | info | warn | error | off
+  bool handle_signals = true;        // server::wait() returns on SIGINT/SIGTERM
+};
+
+// Reads a YAML file (a map of keys to scalars) over the defaults. An unknown key, a value of
+// the wrong type or out of range is an error naming the key (and the file).
+[[nodiscard]] result<server_config> load_server_config(const std::filesystem::path& file);
+// Applies one key=value pair (value as YAML scalar text, e.g. "true", "8", "1.5", "x").
+// Used for flags: `--max-num-seqs 8` is set_config_key(cfg, "max_num_seqs", "8").
+[[nodiscard]] status set_config_key(server_config& config, std::string_view key,
+                                    std::string_view value);
+// Every key, in the order config/default.yaml lists them (flags are generated from these:
+// key max_num_seqs is flag --max-num-seqs).
+struct config_key_info {
+  std::string key;
+  std::string description;
+};
+[[nodiscard]] const std::vector<config_key_info>& config_keys();
+// The whole configuration's checks across keys (engine_config validate, port, limits).
+[[nodiscard]] status validate(const server_config& config);
+
+}  // namespace pagedserve::net

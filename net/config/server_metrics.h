@@ -1,0 +1,48 @@
+#pragma once
+// server_metrics: what /metrics reports, in Prometheus text format (version 0.0.4). Request
+// latencies are measured by the server as its clients see them (arrival of the HTTP request
+// or WebSocket message to tokens leaving); engine figures come from engine_stats.
+// Thread-safe: sessions on any io thread observe, /metrics renders.
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "runtime/engine/engine_config.h"
+#include "runtime/metrics/histogram.h"
+
+namespace pagedserve::net {
+
+class server_metrics {
+ public:
+  server_metrics();
+
+  void observe_time_to_first_token(double seconds);
+  void observe_inter_token_latency(double seconds);  // every gap between streamed tokens
+  void observe_e2e_latency(double seconds);
+  void observe_queue_time(double seconds);  // request_final::queue_time_s
+  // One finished API request: finished_reason is "stop" | "length" | "abort" | "error".
+  void count_request_finished(std::string_view finished_reason);
+  void count_http_response(unsigned status);
+
+  // The metric families listed in docs/metrics.md, each with # HELP and # TYPE, labelled
+  // model_name="<served name>"; passes `promtool check metrics`.
+  [[nodiscard]] std::string render(const engine_stats& stats, std::string_view model_name) const;
+
+ private:
+  mutable std::mutex mutex_;
+  histogram ttft_;
+  histogram itl_;
+  histogram e2e_;
+  histogram queue_;
+  std::uint64_t num_finished_stop_ = 0;
+  std::uint64_t num_finished_length_ = 0;
+  std::uint64_t num_finished_abort_ = 0;
+  std::uint64_t num_finished_error_ = 0;
+  std::uint64_t num_responses_2xx_ = 0;
+  std::uint64_t num_responses_4xx_ = 0;
+  std::uint64_t num_responses_5xx_ = 0;
+};
+
+}  // namespace pagedserve::net

@@ -1,0 +1,41 @@
+#pragma once
+// api_error: an OpenAI error object with its HTTP status. Every error a client sees is one
+// of these: {"error": {"message", "type", "param", "code"}}.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <boost/json.hpp>
+
+#include "runtime/core/result.h"
+
+namespace pagedserve::net {
+
+struct api_error {
+  unsigned status = 400;
+  std::string message;
+  std::string type = "invalid_request_error";  // OpenAI's types (see api_error.cpp)
+  std::optional<std::string> param;            // the offending field, e.g. "max_tokens"
+  std::optional<std::string> code;             // e.g. "context_length_exceeded"
+};
+
+[[nodiscard]] api_error bad_request(std::string message, std::optional<std::string> param = {},
+                                    std::optional<std::string> code = {});
+[[nodiscard]] api_error not_found(std::string message);           // 404
+[[nodiscard]] api_error method_not_allowed(std::string message);  // 405
+[[nodiscard]] api_error unauthorized(std::string message);        // 401
+[[nodiscard]] api_error payload_too_large(std::string message);   // 413
+[[nodiscard]] api_error header_too_large(std::string message);    // 431
+[[nodiscard]] api_error request_timeout(std::string message);     // 408
+[[nodiscard]] api_error internal_error(std::string message);      // 500
+
+// The one mapping from engine errors to HTTP (STYLE.md): invalid_argument → 400,
+// capacity_exceeded → 400 (context_length_exceeded), overloaded → 429, unavailable → 503,
+// anything else → 500.
+[[nodiscard]] api_error to_api_error(const error& err);
+
+[[nodiscard]] boost::json::object to_json(const api_error& err);  // {"error": {...}}
+[[nodiscard]] std::string to_body(const api_error& err);          // serialized to_json
+
+}  // namespace pagedserve::net

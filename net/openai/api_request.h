@@ -1,0 +1,65 @@
+#pragma once
+// api_request: a /v1/completions or /v1/chat/completions body (or a WebSocket request
+// message, which carries the same fields), parsed and validated into engine requests. Text
+// is tokenized here (the chat template applied first), so prompt lengths are checked before
+// anything reaches the engine and usage counts are exact. Bad input is an api_error (400)
+// naming the field; nothing here throws.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "net/openai/api_error.h"
+#include "runtime/chat/chat_template.h"
+#include "runtime/engine/generation_request.h"
+#include "runtime/tokenizer/tokenizer.h"
+
+namespace pagedserve::net {
+
+// The served model as the parser needs it. Pointers are non-owning and outlive the parse.
+struct model_context {
+  std::string served_model_name;  // requests must name it (or leave `model` out)
+  std::uint32_t max_model_len = 0;
+  std::uint32_t vocab_size = 0;
+  std::uint32_t max_n = 16;
+  const tokenizer* tok = nullptr;            // null: only token-id prompts are accepted
+  const chat_template* template_ = nullptr;  // null: chat is refused with a clear 400
+};
+
+enum class api_kind { completion, chat_completion };
+
+// One prompt of the request (/v1/completions accepts a list of prompts: choice index =
+// prompt_index * n + completion index, as in OpenAI/vLLM).
+struct api_prompt {
+  generation_request request;  // prompt_token_ids filled in; `prompt` text left empty
+  std::string prompt_text;     // what echo returns (decoded when the prompt came as ids)
+};
+
+struct api_request {
+  api_kind kind = api_kind::completion;
+  std::string model;                // as the client sent it, else served_model_name
+  std::vector<api_prompt> prompts;  // exactly one for chat
+  std::uint32_t n = 1;
+  bool stream = false;
+  bool include_usage = false;           // stream_options.include_usage
+  bool continuous_usage_stats = false;  // stream_options.continuous_usage_stats (vLLM)
+  bool echo = false;                    // completions: prompt text before the completion
+  // Completions: `logprobs` N (0..20) → N alternatives per token. Chat: `logprobs: true` and
+  // `top_logprobs` N. Absent: no logprobs.
+  std::optional<std::int32_t> logprobs;
+  std::string user;  // passed through, unused
+};
+
+using parse_outcome = std::variant<api_request, api_error>;
+
+// `body` is the request's JSON (already parsed; a parse failure is the caller's 400).
+[[nodiscard]] parse_outcome parse_completion_request(const boost::json::value& body,
+                                                     const model_context& model);
+[[nodiscard]] parse_outcome parse_chat_request(const boost::json::value& body,
+                                               const model_context& model);
+
+}  // namespace pagedserve::net
