@@ -31,8 +31,9 @@ struct api_error {
 [[nodiscard]] api_error internal_error(std::string message);      // 500
 
 // The one mapping from engine errors to HTTP (STYLE.md): invalid_argument → 400,
-// capacity_exceeded → 400 (context_length_exceeded), overloaded → 429, unavailable → 503,
-// anything else → 500.
+// unsupported → 400 (code "unsupported"), capacity_exceeded → 400 (context_length_exceeded),
+// overloaded → 429 (rate_limit_error), unavailable → 503, anything else → 500
+// (server_error). docs/openai-api.md lists every status, type and code.
 [[nodiscard]] api_error to_api_error(const error& err);
 
 [[nodiscard]] boost::json::object to_json(const api_error& err);  // {"error": {...}}

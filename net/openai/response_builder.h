@@ -8,10 +8,15 @@
 // sent them.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <boost/json.hpp>
+
 #include "net/openai/api_request.h"
+#include "net/openai/logprobs_json.h"
 #include "runtime/engine/generation_request.h"
 
 namespace pagedserve::net {
@@ -33,12 +38,60 @@ class response_builder {
   // True once every completion of every prompt has had its final.
   [[nodiscard]] bool done() const;
   // Streaming: the closing payloads (the usage chunk when include_usage), not [DONE].
-  // Non-streaming: one payload, the whole response body.
+  // Non-streaming: one payload, the whole response body. Call it once (it moves the
+  // gathered logprobs out).
   [[nodiscard]] std::vector<std::string> finish();
 
   [[nodiscard]] request_usage usage() const;  // summed over prompts and completions
   // Whether any completion ended with finish_kind::error, and its message (first one).
   [[nodiscard]] const std::optional<std::string>& error_message() const;
+
+ private:
+  // One choice of the response: index = prompt_index * n + the engine's completion index.
+  struct choice_state {
+    std::uint32_t index = 0;  // in the response
+    std::size_t prompt_index = 0;
+    std::string text;                   // non-streaming: the whole completion text
+    completion_logprobs completion_lp;  // completions: pending (streaming) or all
+    boost::json::array chat_lp;         // chat, non-streaming: logprobs.content
+    std::uint32_t num_streamed_tokens = 0;
+    bool started = false;  // streaming: role chunk / echo text sent
+    bool finished = false;
+    finish_kind reason = finish_kind::length;
+    std::optional<std::string> stop_string;
+    std::uint32_t completion_tokens = 0;  // from the final
+    std::uint32_t cached_prompt_tokens = 0;
+  };
+
+  choice_state& choice_at(std::size_t prompt_index, std::uint32_t index);
+  [[nodiscard]] boost::json::object envelope() const;
+  [[nodiscard]] boost::json::object usage_json(bool streamed_so_far) const;
+  [[nodiscard]] std::string stream_payload(boost::json::object choice) const;
+  // Streaming: the role chunk (chat) the first time a choice speaks; the echo text
+  // (completions) to put before its first text.
+  std::string start_choice(choice_state& c, std::vector<std::string>& payloads);
+  [[nodiscard]] boost::json::object stream_choice(const choice_state& c, std::string text,
+                                                  boost::json::value logprobs) const;
+  [[nodiscard]] boost::json::object finish_choice(const choice_state& c) const;
+  [[nodiscard]] boost::json::object full_choice(choice_state& c);
+  void add_logprobs(choice_state& c, const token_chunk& chunk);
+
+  api_kind kind_;
+  std::string model_;
+  std::uint32_t n_;
+  bool stream_;
+  bool include_usage_;
+  bool continuous_usage_;
+  bool echo_;
+  bool want_logprobs_;
+  std::vector<std::uint32_t> prompt_lens_;
+  std::vector<std::string> echo_texts_;  // per prompt, only with echo
+  const tokenizer* tok_;
+  std::string id_;
+  std::int64_t created_;
+  std::vector<choice_state> choices_;
+  std::size_t num_finished_ = 0;
+  std::optional<std::string> error_message_;
 };
 
 // "cmpl-<32 hex>" or "chatcmpl-<32 hex>", random.

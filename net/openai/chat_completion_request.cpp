@@ -1,0 +1,145 @@
+// parse_chat_request: /v1/chat/completions. The messages are rendered through the model's
+// chat template (add_generation_prompt true unless the body says otherwise, as in vLLM) and
+// the text encoded without special tokens (encode_chat): the template already has them.
+
+#include <array>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "net/openai/api_request.h"
+#include "net/openai/chat_messages.h"
+#include "net/openai/request_fields.h"
+
+namespace pagedserve::net {
+namespace {
+
+// Template variables the request itself sets; chat_template_kwargs may not replace them.
+constexpr std::array<std::string_view, 4> k_reserved_kwargs = {"messages", "tools", "documents",
+                                                               "add_generation_prompt"};
+
+// response_format, tools, tool_choice, functions, function_call: only their no-op forms.
+void read_structured_output_fields(body_reader& reader) {
+  if (const boost::json::object* format = reader.object("response_format")) {
+    const boost::json::value* type = format->if_contains("type");
+    if (type == nullptr || !type->is_string() || type->get_string() != "text") {
+      reader.fail(unsupported("response_format", "only {\"type\": \"text\"} is accepted"));
+    }
+  }
+  if (const boost::json::array* tools = reader.array("tools"); tools && !tools->empty()) {
+    reader.fail(unsupported("tools", "no tool calling"));
+  }
+  if (const boost::json::value* choice = reader.find("tool_choice"); choice && !reader.failed()) {
+    const bool no_op =
+        choice->is_string() && (choice->get_string() == "none" || choice->get_string() == "auto");
+    if (!no_op) reader.fail(unsupported("tool_choice", "only \"none\" or \"auto\" without tools"));
+  }
+  for (const char* legacy : {"functions", "function_call"}) {
+    if (reader.find(legacy) != nullptr) reader.fail(unsupported(legacy, "no function calling"));
+  }
+}
+
+// logprobs (bool) and top_logprobs (0..20, only with logprobs true).
+void read_chat_logprobs(body_reader& reader, api_request& out) {
+  const bool logprobs = reader.boolean("logprobs").value_or(false);
+  const auto top = reader.integer("top_logprobs", 0, k_max_logprobs);
+  if (top && !logprobs) {
+    reader.fail(bad_request("'top_logprobs' requires 'logprobs' to be true.", "top_logprobs"));
+  }
+  if (logprobs) out.logprobs = static_cast<std::int32_t>(top.value_or(0));
+}
+
+// vLLM extensions that change the rendering: the ones we implement or refuse.
+void read_template_fields(body_reader& reader, chat_request& chat) {
+  chat.add_generation_prompt = reader.boolean("add_generation_prompt").value_or(true);
+  if (reader.boolean("continue_final_message").value_or(false)) {
+    reader.fail(unsupported("continue_final_message", ""));
+  }
+  if (reader.find("chat_template") != nullptr) {
+    reader.fail(unsupported("chat_template", "the model's own template is used"));
+  }
+  if (reader.boolean("echo").value_or(false)) reader.fail(unsupported("echo", "in chat"));
+  const boost::json::object* kwargs = reader.object("chat_template_kwargs");
+  if (kwargs == nullptr) return;
+  for (const auto& [key, value] : *kwargs) {
+    for (const std::string_view reserved : k_reserved_kwargs) {
+      if (key == reserved) {
+        reader.fail(bad_request("'chat_template_kwargs' may not set '" + std::string(key) + "'.",
+                                "chat_template_kwargs"));
+        return;
+      }
+    }
+    chat.extra[key] = value;
+  }
+}
+
+// max_completion_tokens wins over the deprecated max_tokens (as in vLLM). Absent: the rest
+// of the context.
+std::pair<std::optional<std::uint32_t>, std::string_view> read_budget(body_reader& reader) {
+  constexpr auto k_max = std::numeric_limits<std::uint32_t>::max();
+  const auto completion = reader.integer("max_completion_tokens", 1, k_max);
+  const auto legacy = reader.integer("max_tokens", 1, k_max);
+  if (completion) return {static_cast<std::uint32_t>(*completion), "max_completion_tokens"};
+  if (legacy) return {static_cast<std::uint32_t>(*legacy), "max_tokens"};
+  return {std::nullopt, "max_tokens"};
+}
+
+// The template's text and its token ids.
+std::variant<std::vector<token_id>, api_error> render_prompt(chat_request& chat,
+                                                             const model_context& model) {
+  chat.specials = model.tok->specials();
+  result<std::string> text = model.template_->render(chat);
+  if (!text) {
+    return bad_request("The chat template could not render these messages: " + text.err().message,
+                       "messages");
+  }
+  std::vector<token_id> ids = encode_chat(*model.tok, *text);
+  if (ids.empty()) return bad_request("The rendered chat prompt is empty.", "messages");
+  if (auto err = check_token_ids(ids, model, "messages")) return std::move(*err);
+  return ids;
+}
+
+}  // namespace
+
+parse_outcome parse_chat_request(const boost::json::value& body, const model_context& model) {
+  if (!body.is_object()) {
+    return bad_request("The request body must be a JSON object, got " +
+                       std::string(kind_name(body)) + ".");
+  }
+  body_reader reader(body.get_object());
+  api_request out;
+  out.kind = api_kind::chat_completion;
+  generation_request base;
+  read_common_fields(reader, model, out, base);
+  read_chat_logprobs(reader, out);
+  read_structured_output_fields(reader);
+  chat_request chat;
+  read_template_fields(reader, chat);
+  const auto [requested, budget_param] = read_budget(reader);
+  if (reader.failed()) return reader.error();
+
+  const boost::json::value* messages = reader.find("messages");
+  if (messages == nullptr) return bad_request("'messages' is required.", "messages");
+  auto normalized = normalize_messages(*messages);
+  if (auto* err = std::get_if<api_error>(&normalized)) return std::move(*err);
+  if (model.tok == nullptr || model.template_ == nullptr) {
+    return bad_request("This model has no tokenizer or chat template: use /v1/completions.");
+  }
+  chat.messages = std::get<boost::json::array>(std::move(normalized));
+  auto ids = render_prompt(chat, model);
+  if (auto* err = std::get_if<api_error>(&ids)) return std::move(*err);
+  std::vector<token_id>& prompt_ids = std::get<std::vector<token_id>>(ids);
+
+  auto budget = resolve_max_tokens(prompt_ids.size(), requested, model, "messages", budget_param);
+  if (auto* err = std::get_if<api_error>(&budget)) return std::move(*err);
+  api_prompt prompt;
+  prompt.request = std::move(base);
+  prompt.request.max_tokens = std::get<std::uint32_t>(budget);
+  prompt.request.prompt_token_ids = std::move(prompt_ids);
+  prompt.request.add_special_tokens = false;
+  prompt.request.sampling.logprobs = out.logprobs;
+  out.prompts.push_back(std::move(prompt));
+  return out;
+}
+
+}  // namespace pagedserve::net

@@ -1,0 +1,198 @@
+#include "net/openai/request_fields.h"
+
+#include <limits>
+#include <string>
+
+namespace pagedserve::net {
+namespace {
+
+constexpr auto k_int32_min = std::numeric_limits<std::int32_t>::min();
+constexpr auto k_int32_max = std::numeric_limits<std::int32_t>::max();
+constexpr auto k_int64_min = std::numeric_limits<std::int64_t>::min();
+constexpr auto k_int64_max = std::numeric_limits<std::int64_t>::max();
+
+// OpenAI/vLLM answer an unknown model with 404 "The model `x` does not exist.".
+void read_model(body_reader& reader, const model_context& model, api_request& out) {
+  out.model = model.served_model_name;
+  const std::optional<std::string> name = reader.string("model");
+  if (!name) return;
+  out.model = *name;
+  if (!model.served_model_name.empty() && *name != model.served_model_name) {
+    api_error err = not_found("The model `" + *name + "` does not exist.");
+    err.param = "model";
+    err.code = "model_not_found";
+    reader.fail(std::move(err));
+  }
+}
+
+void read_n_and_streaming(body_reader& reader, const model_context& model, api_request& out) {
+  out.n = static_cast<std::uint32_t>(reader.integer("n", 1, model.max_n).value_or(1));
+  if (const auto best_of = reader.integer("best_of", 1, k_int64_max);
+      best_of && *best_of != out.n) {
+    reader.fail(unsupported("best_of", "only best_of equal to n is accepted"));
+  }
+  out.stream = reader.boolean("stream").value_or(false);
+  const boost::json::object* options = reader.object("stream_options");
+  if (options == nullptr) return;
+  if (!out.stream) {
+    reader.fail(
+        bad_request("'stream_options' is only allowed when 'stream' is true.", "stream_options"));
+    return;
+  }
+  body_reader nested(*options);
+  out.include_usage = nested.boolean("include_usage").value_or(false);
+  out.continuous_usage_stats = nested.boolean("continuous_usage_stats").value_or(false);
+  if (nested.failed()) {
+    api_error err = nested.error();
+    err.param = "stream_options." + err.param.value_or("");
+    reader.fail(std::move(err));
+  }
+}
+
+void read_sampling(body_reader& reader, sampling_params& s) {
+  s.temperature =
+      static_cast<float>(reader.number("temperature", 0.0, k_max_temperature).value_or(1.0));
+  s.top_p = static_cast<float>(reader.number("top_p", 0.0, 1.0, /*min_open=*/true).value_or(1.0));
+  s.top_k = static_cast<std::int32_t>(reader.integer("top_k", -1, k_int32_max).value_or(0));
+  s.min_p = static_cast<float>(reader.number("min_p", 0.0, 1.0).value_or(0.0));
+  // vLLM takes any int64 seed; the sampler's seed is its two's-complement bit pattern.
+  if (const auto seed = reader.integer("seed", k_int64_min, k_int64_max)) {
+    s.seed = static_cast<std::uint64_t>(*seed);
+  }
+}
+
+void read_stop_strings(body_reader& reader, const model_context& model, generation_request& base) {
+  const boost::json::value* stop = reader.find("stop");
+  if (stop == nullptr || reader.failed()) return;
+  if (stop->is_string()) {
+    base.stop.emplace_back(stop->get_string());
+  } else if (stop->is_array()) {
+    for (const boost::json::value& item : stop->get_array()) {
+      if (!item.is_string()) {
+        reader.fail(invalid_type("stop", "a string or an array of strings", item));
+        return;
+      }
+      base.stop.emplace_back(item.get_string());
+    }
+  } else {
+    reader.fail(invalid_type("stop", "a string or an array of strings", *stop));
+    return;
+  }
+  if (base.stop.size() > k_max_stop_strings) {
+    reader.fail(bad_request("'stop' may hold at most " + std::to_string(k_max_stop_strings) +
+                                " strings, got " + std::to_string(base.stop.size()) + ".",
+                            "stop"));
+  }
+  for (const std::string& s : base.stop) {
+    if (s.empty() || s.size() > k_max_stop_string_bytes) {
+      reader.fail(bad_request("Each 'stop' string must have 1 to " +
+                                  std::to_string(k_max_stop_string_bytes) + " bytes.",
+                              "stop"));
+    }
+  }
+  if (!base.stop.empty() && model.tok == nullptr) {
+    reader.fail(
+        bad_request("'stop' strings need a tokenizer and this model has none; use "
+                    "'stop_token_ids'.",
+                    "stop"));
+  }
+}
+
+void read_stop_token_ids(body_reader& reader, const model_context& model,
+                         generation_request& base) {
+  const boost::json::array* ids = reader.array("stop_token_ids");
+  if (ids == nullptr) return;
+  if (ids->size() > k_max_stop_token_ids) {
+    reader.fail(bad_request(
+        "'stop_token_ids' may hold at most " + std::to_string(k_max_stop_token_ids) + " ids.",
+        "stop_token_ids"));
+    return;
+  }
+  for (const boost::json::value& item : *ids) {
+    const std::optional<std::int64_t> id = integral_value(item);
+    if (!id || *id < 0 || *id >= static_cast<std::int64_t>(model.vocab_size)) {
+      reader.fail(invalid_value(
+          "stop_token_ids", "token ids in [0, " + std::to_string(model.vocab_size) + ")", item));
+      return;
+    }
+    base.stop_token_ids.push_back(static_cast<token_id>(*id));
+  }
+}
+
+// Fields the engine does not implement: their neutral values pass, anything else is a 400
+// rather than a silently different result.
+void read_unsupported(body_reader& reader) {
+  for (const char* penalty : {"presence_penalty", "frequency_penalty"}) {
+    if (const auto v = reader.number(penalty, -2.0, 2.0); v && *v != 0.0) {
+      reader.fail(unsupported(penalty, "only 0 is accepted"));
+    }
+  }
+  if (const auto v = reader.number("repetition_penalty", 0.0, 1e9, /*min_open=*/true);
+      v && *v != 1.0) {
+    reader.fail(unsupported("repetition_penalty", "only 1 is accepted"));
+  }
+  if (const boost::json::object* bias = reader.object("logit_bias"); bias && !bias->empty()) {
+    reader.fail(unsupported("logit_bias", "only an empty object is accepted"));
+  }
+}
+
+}  // namespace
+
+void read_common_fields(body_reader& reader, const model_context& model, api_request& out,
+                        generation_request& base) {
+  read_model(reader, model, out);
+  read_n_and_streaming(reader, model, out);
+  out.user = reader.string("user").value_or("");
+  read_sampling(reader, base.sampling);
+  read_stop_strings(reader, model, base);
+  read_stop_token_ids(reader, model, base);
+  base.ignore_eos = reader.boolean("ignore_eos").value_or(false);
+  base.skip_special_tokens = reader.boolean("skip_special_tokens").value_or(true);
+  base.priority =
+      static_cast<std::int32_t>(reader.integer("priority", k_int32_min, k_int32_max).value_or(0));
+  read_unsupported(reader);
+  base.n = out.n;
+}
+
+std::variant<std::uint32_t, api_error> resolve_max_tokens(std::size_t prompt_len,
+                                                          std::optional<std::uint32_t> requested,
+                                                          const model_context& model,
+                                                          std::string_view prompt_word,
+                                                          std::string_view budget_param) {
+  const std::uint64_t max_len = model.max_model_len;
+  const std::string context =
+      "This model's maximum context length is " + std::to_string(max_len) + " tokens. ";
+  if (prompt_len >= max_len) {
+    return bad_request(context + "However, your request has " + std::to_string(prompt_len) +
+                           " input tokens, which leaves no room for a completion. Please reduce "
+                           "the length of the " +
+                           std::string(prompt_word) + ".",
+                       std::string(prompt_word), "context_length_exceeded");
+  }
+  const std::uint64_t remaining = max_len - prompt_len;
+  const std::uint64_t budget = requested.value_or(static_cast<std::uint32_t>(remaining));
+  if (budget > remaining) {
+    return bad_request(context + "However, you requested " + std::to_string(prompt_len + budget) +
+                           " tokens (" + std::to_string(prompt_len) + " in the " +
+                           std::string(prompt_word) + ", " + std::to_string(budget) +
+                           " in the completion). Please reduce the length of the " +
+                           std::string(prompt_word) + " or completion.",
+                       std::string(budget_param), "context_length_exceeded");
+  }
+  return static_cast<std::uint32_t>(budget);
+}
+
+std::optional<api_error> check_token_ids(const std::vector<token_id>& ids,
+                                         const model_context& model, const std::string& param) {
+  for (const token_id id : ids) {
+    if (id < 0 || static_cast<std::uint32_t>(id) >= model.vocab_size) {
+      return bad_request("Token id " + std::to_string(id) + " in '" + param +
+                             "' is outside the vocabulary [0, " + std::to_string(model.vocab_size) +
+                             ").",
+                         param);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace pagedserve::net

@@ -1,0 +1,285 @@
+#include "net/openai/response_builder.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <utility>
+
+namespace pagedserve::net {
+namespace {
+
+// The engine sends each completion's events in order and exactly one final; anything else
+// is a bug in the caller or the engine.
+void check(bool condition, const char* what) {
+  if (!condition) [[unlikely]] {
+    std::fprintf(stderr, "pagedserve::net::response_builder invariant broken: %s\n", what);
+    std::abort();
+  }
+}
+
+boost::json::value optional_string(const std::optional<std::string>& s) {
+  return s ? boost::json::value(*s) : boost::json::value(nullptr);
+}
+
+}  // namespace
+
+response_builder::response_builder(const api_request& request, const tokenizer* tok,
+                                   std::string response_id, std::int64_t created)
+    : kind_(request.kind),
+      model_(request.model),
+      n_(request.n),
+      stream_(request.stream),
+      include_usage_(request.stream && request.include_usage),
+      continuous_usage_(request.stream && request.include_usage && request.continuous_usage_stats),
+      echo_(request.echo && request.kind == api_kind::completion),
+      want_logprobs_(request.logprobs.has_value()),
+      tok_(tok),
+      id_(std::move(response_id)),
+      created_(created) {
+  check(n_ >= 1, "n must be at least 1");
+  for (const api_prompt& p : request.prompts) {
+    prompt_lens_.push_back(static_cast<std::uint32_t>(p.request.prompt_token_ids.size()));
+    echo_texts_.push_back(echo_ ? p.prompt_text : std::string());
+  }
+  choices_.resize(prompt_lens_.size() * n_);
+  for (std::size_t i = 0; i < choices_.size(); ++i) {
+    choices_[i].index = static_cast<std::uint32_t>(i);
+    choices_[i].prompt_index = i / n_;
+  }
+}
+
+response_builder::choice_state& response_builder::choice_at(std::size_t prompt_index,
+                                                            std::uint32_t index) {
+  check(prompt_index < prompt_lens_.size() && index < n_, "event for an unknown choice");
+  choice_state& c = choices_[prompt_index * n_ + index];
+  check(!c.finished, "event after the choice's final");
+  return c;
+}
+
+void response_builder::on_chunk(std::size_t prompt_index, const token_chunk& chunk,
+                                std::vector<std::string>& payloads) {
+  choice_state& c = choice_at(prompt_index, chunk.index);
+  const auto num_tokens = static_cast<std::uint32_t>(chunk.token_ids.size());
+  if (!stream_) {
+    c.num_streamed_tokens += num_tokens;
+    c.text += chunk.text;
+    add_logprobs(c, chunk);
+    return;
+  }
+  std::string text = start_choice(c, payloads) + chunk.text;  // the role chunk precedes them
+  c.num_streamed_tokens += num_tokens;
+  boost::json::value logprobs = nullptr;
+  if (want_logprobs_ && !chunk.logprobs.empty()) {
+    if (kind_ == api_kind::completion) {
+      add_logprobs(c, chunk);
+      logprobs = c.completion_lp.take();
+    } else {
+      boost::json::array content;
+      for (const chunk_logprob& lp : chunk.logprobs) {
+        content.emplace_back(chat_logprob_entry(lp, tok_));
+      }
+      logprobs = boost::json::object{{"content", std::move(content)}};
+    }
+  }
+  if (text.empty() && logprobs.is_null()) return;  // nothing a client could see
+  payloads.push_back(stream_payload(stream_choice(c, std::move(text), std::move(logprobs))));
+}
+
+void response_builder::on_final(std::size_t prompt_index, const request_final& final,
+                                std::vector<std::string>& payloads) {
+  choice_state& c = choice_at(prompt_index, final.index);
+  c.finished = true;
+  ++num_finished_;
+  c.reason = final.reason;
+  c.stop_string = final.stop_string;
+  c.completion_tokens = final.usage.completion_tokens;
+  c.cached_prompt_tokens = final.usage.cached_prompt_tokens;
+  if (final.reason == finish_kind::error && !error_message_) {
+    error_message_ = final.error_message.empty() ? "generation failed" : final.error_message;
+  }
+  if (!stream_) {
+    c.text += final.text;
+    return;
+  }
+  std::string text = start_choice(c, payloads) + final.text;
+  if (!text.empty()) {
+    payloads.push_back(stream_payload(stream_choice(c, std::move(text), nullptr)));
+  }
+  payloads.push_back(stream_payload(finish_choice(c)));
+}
+
+bool response_builder::done() const { return num_finished_ == choices_.size(); }
+
+std::vector<std::string> response_builder::finish() {
+  std::vector<std::string> payloads;
+  if (stream_) {
+    if (include_usage_) {
+      boost::json::object last = envelope();
+      last["choices"] = boost::json::array();
+      last["usage"] = usage_json(/*streamed_so_far=*/false);
+      payloads.push_back(boost::json::serialize(last));
+    }
+    return payloads;
+  }
+  boost::json::object body = envelope();
+  boost::json::array list;
+  list.reserve(choices_.size());
+  for (choice_state& c : choices_) list.emplace_back(full_choice(c));
+  body["choices"] = std::move(list);
+  body["usage"] = usage_json(/*streamed_so_far=*/false);
+  payloads.push_back(boost::json::serialize(body));
+  return payloads;
+}
+
+request_usage response_builder::usage() const {
+  request_usage u;
+  std::vector<std::uint32_t> cached(prompt_lens_.size(), 0);
+  for (const choice_state& c : choices_) {
+    u.completion_tokens += c.finished ? c.completion_tokens : c.num_streamed_tokens;
+    cached[c.prompt_index] = std::max(cached[c.prompt_index], c.cached_prompt_tokens);
+  }
+  for (std::size_t p = 0; p < prompt_lens_.size(); ++p) {
+    u.prompt_tokens += prompt_lens_[p];  // once per prompt, not once per completion
+    u.cached_prompt_tokens += cached[p];
+  }
+  return u;
+}
+
+const std::optional<std::string>& response_builder::error_message() const { return error_message_; }
+
+// ---- shapes ----
+
+boost::json::object response_builder::envelope() const {
+  const bool chat = kind_ == api_kind::chat_completion;
+  boost::json::object o;
+  o["id"] = id_;
+  o["object"] = chat ? (stream_ ? "chat.completion.chunk" : "chat.completion") : "text_completion";
+  o["created"] = created_;
+  o["model"] = model_;
+  return o;
+}
+
+// Streamed chunks count the tokens sent so far (continuous_usage_stats); the closing usage
+// takes each finished choice's count from its final.
+boost::json::object response_builder::usage_json(bool streamed_so_far) const {
+  request_usage u = usage();
+  if (streamed_so_far) {
+    u.completion_tokens = 0;
+    for (const choice_state& c : choices_) u.completion_tokens += c.num_streamed_tokens;
+  }
+  boost::json::object o;
+  o["prompt_tokens"] = u.prompt_tokens;
+  o["completion_tokens"] = u.completion_tokens;
+  o["total_tokens"] = u.prompt_tokens + u.completion_tokens;
+  return o;
+}
+
+std::string response_builder::stream_payload(boost::json::object choice) const {
+  boost::json::object o = envelope();
+  o["choices"] = boost::json::array{std::move(choice)};
+  if (continuous_usage_) {
+    o["usage"] = usage_json(/*streamed_so_far=*/true);
+  } else if (include_usage_) {
+    o["usage"] = nullptr;
+  }
+  return boost::json::serialize(o);
+}
+
+std::string response_builder::start_choice(choice_state& c, std::vector<std::string>& payloads) {
+  if (c.started) return {};
+  c.started = true;
+  if (kind_ == api_kind::completion) return echo_texts_[c.prompt_index];
+  boost::json::object role;
+  role["index"] = c.index;
+  role["delta"] = boost::json::object{{"role", "assistant"}, {"content", ""}};
+  role["logprobs"] = nullptr;
+  role["finish_reason"] = nullptr;
+  payloads.push_back(stream_payload(std::move(role)));
+  return {};
+}
+
+boost::json::object response_builder::stream_choice(const choice_state& c, std::string text,
+                                                    boost::json::value logprobs) const {
+  boost::json::object o;
+  o["index"] = c.index;
+  if (kind_ == api_kind::completion) {
+    o["text"] = std::move(text);
+  } else {
+    o["delta"] = boost::json::object{{"content", std::move(text)}};
+  }
+  o["logprobs"] = std::move(logprobs);
+  o["finish_reason"] = nullptr;
+  return o;
+}
+
+boost::json::object response_builder::finish_choice(const choice_state& c) const {
+  boost::json::object o;
+  o["index"] = c.index;
+  if (kind_ == api_kind::completion) {
+    o["text"] = "";
+  } else {
+    o["delta"] = boost::json::object();
+  }
+  o["logprobs"] = nullptr;
+  o["finish_reason"] = finish_reason_name(c.reason);
+  o["stop_reason"] = optional_string(c.stop_string);
+  return o;
+}
+
+boost::json::object response_builder::full_choice(choice_state& c) {
+  boost::json::object o;
+  o["index"] = c.index;
+  boost::json::value logprobs = nullptr;
+  if (kind_ == api_kind::completion) {
+    o["text"] = echo_texts_[c.prompt_index] + c.text;
+    if (want_logprobs_) logprobs = c.completion_lp.take();
+  } else {
+    o["message"] = boost::json::object{{"role", "assistant"}, {"content", c.text}};
+    if (want_logprobs_) logprobs = boost::json::object{{"content", std::move(c.chat_lp)}};
+  }
+  o["logprobs"] = std::move(logprobs);
+  o["finish_reason"] =
+      c.finished ? boost::json::value(finish_reason_name(c.reason)) : boost::json::value(nullptr);
+  o["stop_reason"] = optional_string(c.stop_string);
+  return o;
+}
+
+void response_builder::add_logprobs(choice_state& c, const token_chunk& chunk) {
+  if (!want_logprobs_) return;
+  for (const chunk_logprob& lp : chunk.logprobs) {
+    if (kind_ == api_kind::completion) {
+      c.completion_lp.append(lp, tok_);
+    } else {
+      c.chat_lp.emplace_back(chat_logprob_entry(lp, tok_));
+    }
+  }
+}
+
+// ---- free functions ----
+
+std::string make_response_id(api_kind kind) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  static constexpr char k_hex[] = "0123456789abcdef";
+  std::string id = kind == api_kind::chat_completion ? "chatcmpl-" : "cmpl-";
+  for (int word = 0; word < 2; ++word) {
+    std::uint64_t bits = rng();
+    for (int i = 0; i < 16; ++i, bits >>= 4U) id += k_hex[bits & 0xFU];
+  }
+  return id;
+}
+
+std::string_view finish_reason_name(finish_kind kind) {
+  switch (kind) {
+    case finish_kind::length:
+      return "length";
+    case finish_kind::stop:
+      return "stop";
+    case finish_kind::cancelled:
+      return "abort";
+    case finish_kind::error:
+      return "error";
+  }
+  return "error";
+}
+
+}  // namespace pagedserve::net
