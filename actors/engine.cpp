@@ -1,12 +1,16 @@
 // engine: the CAF-free facade over the engine actor. It owns a private actor system (config,
 // system, engine handle, in that order so they are torn down in reverse). Each submit spawns
-// one small sink actor that turns the engine's messages into callback calls; a sink sees one
-// request only, so its callbacks run in order and never concurrently with each other.
+// one small sink actor that sends the submit itself and turns the reply and the engine's
+// messages into callback calls; a sink sees one request only, so its callbacks run in order
+// and never concurrently with each other. The blocking submit() and stats() wait on the
+// asynchronous forms.
 //
-// Shutdown hazards (CAF-0.17-NOTES.md): every blocking round trip uses a scoped_actor in an
-// inner scope with a finite timeout, so none is alive when await_all_actors_done() runs; a
-// sink that never gets its finals (the engine died) still quits, because it monitors the
-// engine and ends the stream with an error final when the engine goes down.
+// Shutdown hazards (CAF-0.17-NOTES.md): every round trip has a finite timeout; shutdown's
+// scoped_actor lives in an inner scope, so none is alive when await_all_actors_done() runs;
+// a sink that never gets its finals (the engine died) still quits, because it monitors the
+// engine and ends the stream with an error final when the engine goes down. Submission
+// handles reach the engine through engine_link, which shutdown cuts before the actor system
+// goes away.
 
 #include "actors/engine.h"
 
@@ -14,9 +18,11 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/engine_errors.h"
@@ -30,35 +36,106 @@ using namespace std::chrono_literals;
 
 // A round trip to a healthy engine takes microseconds; this only bounds a wedged one.
 constexpr auto k_request_timeout = 30s;
+// stats_async answers with defaults rather than wait longer than this.
+constexpr auto k_stats_timeout = 5s;
 // Shutdown waits for the engine's own drain timeout plus this much for the cancellations.
 constexpr auto k_shutdown_slack = 30s;
 constexpr auto k_destructor_timeout = 10s;
-
-// One request's events to one callback. Ends after one final per completion.
-struct sink_state {
-  engine_callback callback;
-  std::vector<std::uint8_t> finished;  // per completion index: 1 once its final came
-  std::uint32_t num_finished = 0;
-  std::optional<request_id> id;  // learnt from the first event or from submit's reply
-  bool engine_down = false;
-};
 
 // Set while a user callback runs on this thread: shutdown() from there would wait for the
 // very actor that is running it.
 thread_local bool t_in_callback = false;
 
-void deliver(caf::event_based_actor* self, sink_state& st, const engine_event& ev) {
-  // An exception must not escape a handler (it would kill the actor anyway): stop the
-  // stream instead; the engine sees the sink go down and cancels the request.
+// Runs a user callback; false if it threw (the exception stops there).
+template <class F, class... Args>
+bool call_user(const F& f, Args&&... args) {
+  t_in_callback = true;
   try {
-    t_in_callback = true;
-    st.callback(ev);
-    t_in_callback = false;
+    f(std::forward<Args>(args)...);
   } catch (...) {
     t_in_callback = false;
     std::fprintf(stderr, "pagedserve::engine: a callback threw; its request is cancelled\n");
-    self->quit();
+    return false;
   }
+  t_in_callback = false;
+  return true;
+}
+
+}  // namespace
+
+namespace engine_detail {
+
+// How submissions reach the engine after start: cut at shutdown, so a submission that
+// outlives the engine cancels nothing and holds no actor handle past the actor system.
+struct engine_link {
+  std::mutex mutex;
+  std::optional<actors::engine_actor> actor;  // reset once the engine's actors are done
+  std::atomic<bool> stopping{false};
+
+  void send_cancel(request_id id) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (actor) caf::anon_send(*actor, actors::cancel_atom::value, id);
+  }
+};
+
+// The shared part of a submission handle and its sink. Whichever of cancel() and the
+// acceptance comes second sends the engine cancel, so it is sent exactly once, and only
+// with a known id.
+struct submission_control {
+  std::mutex mutex;
+  std::optional<request_id> id;  // once accepted
+  bool cancel_requested = false;
+  std::shared_ptr<engine_link> link;
+
+  void cancel() {
+    std::optional<request_id> known;
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (cancel_requested) return;
+      cancel_requested = true;
+      known = id;
+    }
+    if (known) link->send_cancel(*known);
+  }
+  // Records the id; true if a cancel came first (the caller then sends it).
+  bool accept(request_id accepted) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    id = accepted;
+    return cancel_requested;
+  }
+};
+
+}  // namespace engine_detail
+
+struct submission::state : engine_detail::submission_control {};
+
+void submission::cancel() const {
+  if (state_) state_->cancel();
+}
+
+namespace {
+
+using engine_detail::engine_link;
+using engine_detail::submission_control;
+
+// One request's events to one callback. The sink is its own actor: it submits, so the
+// engine's reply (acceptance or refusal) reaches it before any event; it ends after one
+// final per completion.
+struct sink_state {
+  engine_callback callback;
+  accept_callback accepted;
+  std::shared_ptr<submission_control> control;
+  std::vector<std::uint8_t> finished;  // per completion index: 1 once its final came
+  std::uint32_t num_finished = 0;
+  std::optional<request_id> id;     // once accepted
+  std::vector<engine_event> early;  // events before the acceptance (kept in order)
+  bool engine_down = false;
+};
+
+void deliver(caf::event_based_actor* self, sink_state& st, const engine_event& ev) {
+  // An exception must not escape a handler (it would kill the actor anyway): stop the
+  // stream instead; the engine sees the sink go down and cancels the request.
+  if (!call_user(st.callback, ev)) self->quit();
 }
 
 void finish(caf::event_based_actor* self, sink_state& st, const request_final& final) {
@@ -67,6 +144,18 @@ void finish(caf::event_based_actor* self, sink_state& st, const request_final& f
   ++st.num_finished;
   deliver(self, st, final);
   if (st.num_finished == st.finished.size()) self->quit();
+}
+
+void on_event(caf::event_based_actor* self, sink_state& st, engine_event ev) {
+  if (!st.id) {
+    st.early.push_back(std::move(ev));
+    return;
+  }
+  if (const auto* final = std::get_if<request_final>(&ev)) {
+    finish(self, st, *final);
+  } else {
+    deliver(self, st, ev);
+  }
 }
 
 // Ends every completion still open with an error final (the engine went away).
@@ -83,34 +172,58 @@ void end_with_error(caf::event_based_actor* self, sink_state& st) {
   self->quit();
 }
 
-caf::behavior sink_actor(caf::event_based_actor* self, engine_callback callback,
-                         std::uint32_t num_completions, actors::engine_actor engine) {
-  auto st = std::make_shared<sink_state>();
-  st->callback = std::move(callback);
-  st->finished.assign(num_completions, 0);
+error to_error(const caf::error& err, bool stopping);
+
+void on_accepted(caf::event_based_actor* self, sink_state& st, request_id id) {
+  st.id = id;
+  const bool cancel_first = st.control->accept(id);
+  if (!call_user(st.accepted, result<request_id>(id))) {
+    self->quit();  // the engine sees the sink go down and cancels the request
+    return;
+  }
+  if (cancel_first) st.control->link->send_cancel(id);
+  for (engine_event& ev : std::exchange(st.early, {})) on_event(self, st, std::move(ev));
+  if (st.engine_down) end_with_error(self, st);
+}
+
+void on_refused(caf::event_based_actor* self, sink_state& st, const caf::error& err) {
+  // After a timeout the engine may still have the request: it cancels it when this actor
+  // goes down. Either way the event callback stays silent.
+  st.early.clear();
+  (void)call_user(st.accepted, result<request_id>(to_error(err, st.control->link->stopping)));
+  self->quit();
+}
+
+caf::behavior sink_actor(caf::event_based_actor* self, std::shared_ptr<sink_state> st,
+                         actors::engine_actor engine, generation_request request) {
   self->monitor(engine);
   // The engine went away without ending these completions: end them here so the caller
-  // sees one final per completion and this actor does not outlive the system. Until the
-  // request is known to be accepted (an id), the submit may still fail: then this actor is
-  // killed and the callback must stay silent, so wait for one or the other.
+  // sees one final per completion and this actor does not outlive the system. Before the
+  // acceptance the reply is still due (a refusal, at the latest the timeout): wait for it.
   self->set_down_handler([self, st](caf::down_msg&) {
     st->engine_down = true;
     if (st->id) end_with_error(self, *st);
   });
+  self->request(engine, k_request_timeout, actors::submit_atom::value, std::move(request),
+                caf::actor_cast<caf::actor>(self))
+      .then([self, st](request_id id) { on_accepted(self, *st, id); },
+            [self, st](caf::error& err) { on_refused(self, *st, err); });
   return {
-      [self, st](request_id id) {
-        st->id = id;
-        if (st->engine_down) end_with_error(self, *st);
-      },
-      [self, st](const token_chunk& chunk) {
-        st->id = chunk.request;
-        deliver(self, *st, chunk);
-      },
-      [self, st](const request_final& final) {
-        st->id = final.request;
-        finish(self, *st, final);
-      },
+      [self, st](token_chunk& chunk) { on_event(self, *st, std::move(chunk)); },
+      [self, st](request_final& final) { on_event(self, *st, std::move(final)); },
   };
+}
+
+// Asks for the stats once and hands them (or defaults) to `done`.
+void stats_actor(caf::event_based_actor* self, actors::engine_actor engine, bool stopping,
+                 stats_callback done) {
+  if (stopping) {
+    (void)call_user(done, engine_stats{});
+    return;
+  }
+  self->request(engine, k_stats_timeout, actors::stats_atom::value)
+      .then([done](engine_stats& s) { (void)call_user(done, std::move(s)); },
+            [done](caf::error&) { (void)call_user(done, engine_stats{}); });
 }
 
 error_code to_error_code(actors::engine_errc errc) {
@@ -130,9 +243,13 @@ error_code to_error_code(actors::engine_errc errc) {
   return error_code::internal;
 }
 
-error to_error(const caf::error& err) {
+error to_error(const caf::error& err, bool stopping) {
   const std::optional<actors::engine_errc> errc = actors::engine_errc_of(err);
-  if (!errc) return make_error(error_code::internal, "engine: " + actors::error_message(err));
+  if (!errc) {
+    // Not the engine's own refusal: its actors are gone (or wedged).
+    if (stopping) return make_error(error_code::unavailable, "the engine is shutting down");
+    return make_error(error_code::internal, "engine: " + actors::error_message(err));
+  }
   return make_error(to_error_code(*errc), actors::error_message(err));
 }
 
@@ -148,9 +265,10 @@ struct engine::impl {
   caf::actor_system_config cfg;
   caf::actor_system system{configure(cfg)};
   actors::engine_actor actor;
+  engine_model_info model;
+  std::shared_ptr<engine_link> link = std::make_shared<engine_link>();
 
   std::mutex shutdown_mutex;  // one shutdown at a time; later ones return the first report
-  std::atomic<bool> stopping{false};
   std::optional<shutdown_report> report;
 };
 
@@ -162,53 +280,51 @@ engine::~engine() {
 
 result<std::unique_ptr<engine>> engine::start(engine_config config) {
   auto p = std::make_unique<impl>();
-  auto actor = actors::spawn_engine(p->system, std::move(config));
-  if (!actor) return actor.err();
-  p->actor = *actor;
+  auto spawned = actors::spawn_described_engine(p->system, std::move(config));
+  if (!spawned) return spawned.err();
+  p->actor = spawned->actor;
+  p->model = std::move(spawned->model);
+  p->link->actor = p->actor;
   return std::unique_ptr<engine>(new engine(std::move(p)));
 }
 
-result<request_id> engine::submit(generation_request request, engine_callback callback) {
-  if (impl_->stopping.load()) {
-    return make_error(error_code::unavailable, "the engine is shutting down");
-  }
-  const std::uint32_t num_completions = std::max<std::uint32_t>(request.n, 1);
-  caf::actor sink =
-      impl_->system.spawn(sink_actor, std::move(callback), num_completions, impl_->actor);
-  std::optional<result<request_id>> out;
-  {
-    caf::scoped_actor self{impl_->system};
-    self->request(impl_->actor, k_request_timeout, actors::submit_atom::value, std::move(request),
-                  sink)
-        .receive([&](request_id id) { out.emplace(id); },
-                 [&](caf::error& err) { out.emplace(to_error(err)); });
-  }
-  if (!out->ok()) {
-    // Nothing was sent to the sink (or, after a timeout, the engine cancels the request
-    // when the sink goes down): the callback is never called.
-    caf::anon_send_exit(sink, caf::exit_reason::kill);
-    return std::move(*out);
-  }
-  caf::anon_send(sink, out->value());
-  return std::move(*out);
+submission engine::submit_async(generation_request request, engine_callback callback,
+                                accept_callback accepted) {
+  auto control = std::make_shared<submission::state>();
+  control->link = impl_->link;
+  auto st = std::make_shared<sink_state>();
+  st->callback = std::move(callback);
+  st->accepted = std::move(accepted);
+  st->control = control;
+  st->finished.assign(std::max<std::uint32_t>(request.n, 1), 0);
+  // Spawning only enqueues the actor: the submit itself runs on an engine thread.
+  impl_->system.spawn(sink_actor, std::move(st), impl_->actor, std::move(request));
+  return submission(std::move(control));
 }
 
-void engine::cancel(request_id request) {
-  caf::anon_send(impl_->actor, actors::cancel_atom::value, request);
+result<request_id> engine::submit(generation_request request, engine_callback callback) {
+  // Shared with the acceptance callback, which may still be unwinding when get() returns.
+  auto reply = std::make_shared<std::promise<result<request_id>>>();
+  std::future<result<request_id>> answer = reply->get_future();
+  (void)submit_async(std::move(request), std::move(callback),
+                     [reply](result<request_id> r) { reply->set_value(std::move(r)); });
+  return answer.get();  // bounded: the sink's request times out
 }
+
+void engine::cancel(request_id request) { impl_->link->send_cancel(request); }
 
 engine_stats engine::stats() {
-  engine_stats out;
-  if (impl_->stopping.load()) return out;
-  caf::scoped_actor self{impl_->system};
-  self->request(impl_->actor, k_request_timeout, actors::stats_atom::value)
-      .receive([&](engine_stats& s) { out = s; },
-               [&](caf::error& err) {
-                 std::fprintf(stderr, "pagedserve::engine: stats failed: %s\n",
-                              impl_->system.render(err).c_str());
-               });
-  return out;
+  auto reply = std::make_shared<std::promise<engine_stats>>();
+  std::future<engine_stats> answer = reply->get_future();
+  stats_async([reply](engine_stats s) { reply->set_value(std::move(s)); });
+  return answer.get();  // bounded: k_stats_timeout
 }
+
+void engine::stats_async(stats_callback done) {
+  impl_->system.spawn(stats_actor, impl_->actor, impl_->link->stopping.load(), std::move(done));
+}
+
+const engine_model_info& engine::model() const { return impl_->model; }
 
 shutdown_report engine::shutdown(std::chrono::milliseconds timeout) {
   if (t_in_callback) {
@@ -219,7 +335,7 @@ shutdown_report engine::shutdown(std::chrono::milliseconds timeout) {
   }
   std::lock_guard<std::mutex> lock(impl_->shutdown_mutex);
   if (impl_->report) return *impl_->report;
-  impl_->stopping.store(true);
+  impl_->link->stopping.store(true);
   shutdown_report report;
   {
     caf::scoped_actor self{impl_->system};
@@ -240,6 +356,11 @@ shutdown_report engine::shutdown(std::chrono::milliseconds timeout) {
   // does not (it is harmless to one already gone), so the wait below cannot hang on it.
   caf::anon_send_exit(impl_->actor, caf::exit_reason::user_shutdown);
   impl_->system.await_all_actors_done();
+  {
+    // Submissions that outlive the engine must not reach into a dead actor system.
+    const std::lock_guard<std::mutex> link_lock(impl_->link->mutex);
+    impl_->link->actor.reset();
+  }
   impl_->report = report;
   return report;
 }

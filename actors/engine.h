@@ -8,10 +8,17 @@
 //   (*e)->shutdown(std::chrono::seconds(5));        // drains, then cancels what is left
 //
 // Callbacks run on the engine's threads, one request's events in order (chunks, then
-// exactly one final); they must not block for long and must not call shutdown().
+// exactly one final per completion); they must not call shutdown().
 //
 // Servers use the non-blocking forms: submit_async (acceptance arrives as a callback; the
 // returned handle cancels at any time, even before the id is known) and stats_async.
+//
+// A slow consumer never slows the engine down, provided callbacks only hand their event
+// to someone else (post it to an io thread or a queue) and return: the scheduler sends
+// events to each request's own small sink actor without waiting (unbounded mailbox), and
+// that actor calls the callback. Callbacks must not block: they run on the engine's worker
+// threads (4), which the scheduler actor shares, so blocking ones would delay the steps.
+// A callback that throws cancels its request (the exception is swallowed).
 
 #include <chrono>
 #include <functional>
@@ -20,6 +27,7 @@
 #include <variant>
 #include <vector>
 
+#include "actors/engine_model_info.h"
 #include "runtime/core/result.h"
 #include "runtime/engine/engine_config.h"
 #include "runtime/engine/generation_request.h"
@@ -33,18 +41,6 @@ using engine_callback = std::function<void(const engine_event&)>;
 // the id, or why the request was refused (then the event callback is never called).
 using accept_callback = std::function<void(result<request_id>)>;
 using stats_callback = std::function<void(engine_stats)>;
-
-// What a server needs to know about the loaded model, fixed after start().
-struct engine_model_info {
-  std::string name;  // demo: "pagedserve-demo"; a checkpoint: its folder name
-  std::uint32_t max_model_len = 0;
-  std::uint32_t vocab_size = 0;
-  std::uint32_t block_size = 0;
-  std::uint32_t num_blocks = 0;
-  std::uint32_t max_n = 0;
-  std::shared_ptr<const tokenizer> tok;  // null when the model has none (ids only)
-  std::vector<token_id> eos_token_ids;
-};
 
 // A submitted request, for cancelling it. Copyable; cheap; safe from any thread.
 class submission {
@@ -81,7 +77,9 @@ class engine {
   void cancel(request_id request);
   [[nodiscard]] engine_stats stats();
 
-  // Never blocks. `accepted` runs first (id or error), then `callback` gets the events.
+  // Never blocks (safe from an io thread). `accepted` runs exactly once, on an engine
+  // thread, before any event of the request: with the id, or with the error (then
+  // `callback` is never called). The handle cancels the request at any time.
   submission submit_async(generation_request request, engine_callback callback,
                           accept_callback accepted);
   // Never blocks; `done` runs on an engine thread (a default engine_stats if the engine is

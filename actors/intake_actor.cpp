@@ -28,7 +28,7 @@ caf::error tokenize(const intake_setup& setup, generation_request& request) {
   if (request.prompt.empty()) return invalid("the prompt is empty");
   if (!setup.tok) return invalid("this engine has no tokenizer: send prompt_token_ids");
   try {
-    request.prompt_token_ids = setup.tok->encode(request.prompt, true);
+    request.prompt_token_ids = setup.tok->encode(request.prompt, request.add_special_tokens);
   } catch (const std::exception& e) {
     return invalid(std::string("the prompt could not be tokenized: ") + e.what());
   }

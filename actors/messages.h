@@ -5,7 +5,8 @@
 //
 // Public (cross the network when the engine is published; registered by
 // add_engine_message_types): generation_request, sampling_params, token_chunk,
-// request_final, request_usage, engine_stats, shutdown_report, request_id.
+// request_final, request_usage, engine_stats, shutdown_report, request_id. Nested in them
+// (inspected, not registered): chunk_logprob, token_logprob, histogram.
 // Internal (same process only): step_message, step_output, executor_step, step_result,
 // whitelisted as unsafe types.
 //
@@ -100,12 +101,23 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, generation_request& x) {
   return f(caf::meta::type_name("generation_request"), x.prompt_token_ids, x.prompt, x.max_tokens,
            x.sampling, x.stop_token_ids, x.stop, x.ignore_eos, x.n, x.priority,
-           x.skip_special_tokens);
+           x.skip_special_tokens, x.add_special_tokens);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, token_logprob& x) {
+  return f(caf::meta::type_name("token_logprob"), x.token, x.logprob);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, chunk_logprob& x) {
+  return f(caf::meta::type_name("chunk_logprob"), x.token, x.logprob, x.top);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, token_chunk& x) {
-  return f(caf::meta::type_name("token_chunk"), x.request, x.index, x.token_ids, x.text);
+  return f(caf::meta::type_name("token_chunk"), x.request, x.index, x.token_ids, x.text,
+           x.logprobs);
 }
 
 template <class Inspector>
@@ -123,7 +135,12 @@ typename Inspector::result_type inspect(Inspector& f, request_final& x) {
     return caf::none;
   });
   return f(caf::meta::type_name("request_final"), x.request, x.index, x.reason, x.error_message,
-           has_stop_string, stop_string, x.text, x.usage, load);
+           has_stop_string, stop_string, x.text, x.usage, x.queue_time_s, load);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, histogram& x) {
+  return f(caf::meta::type_name("histogram"), x.upper_bounds, x.counts, x.sum, x.count);
 }
 
 template <class Inspector>
@@ -133,7 +150,7 @@ typename Inspector::result_type inspect(Inspector& f, engine_stats& x) {
            x.num_cancelled, x.num_failed, x.num_steps, x.num_failed_steps, x.num_preemptions,
            x.num_prompt_tokens, x.num_generation_tokens, x.prefix_cache_queries,
            x.prefix_cache_hits, x.sum_batch_size, x.kv_utilization_sum, x.executor_idle_s,
-           x.executor_busy_s);
+           x.executor_busy_s, x.iteration_tokens);
 }
 
 template <class Inspector>

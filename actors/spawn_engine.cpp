@@ -37,9 +37,28 @@ result<std::unique_ptr<step_executor>> make_executor(const engine_config& config
   return step_executor::create(std::move(ec));
 }
 
+engine_model_info describe(const engine_config& config, const loaded_model& model) {
+  engine_model_info info;
+  info.name = engine_model_name(config);
+  info.max_model_len = config.sched.max_model_len;
+  info.vocab_size = static_cast<std::uint32_t>(model.config.vocab_size);
+  info.block_size = config.sched.block_size;
+  info.num_blocks = config.sched.num_blocks;
+  info.max_n = config.max_n;
+  info.tok = model.tok;
+  info.eos_token_ids = model.eos_token_ids;
+  return info;
+}
+
 }  // namespace
 
 result<engine_actor> spawn_engine(caf::actor_system& system, engine_config config) {
+  auto spawned = spawn_described_engine(system, std::move(config));
+  if (!spawned) return spawned.err();
+  return std::move(spawned->actor);
+}
+
+result<spawned_engine> spawn_described_engine(caf::actor_system& system, engine_config config) {
   if (status ok = validate(config); !ok) return ok.err();
   auto model = load_engine_model(config);
   if (!model) return model.err();
@@ -47,6 +66,9 @@ result<engine_actor> spawn_engine(caf::actor_system& system, engine_config confi
   config.sched.num_blocks = resolve_num_blocks(config, model->config);
   auto executor = make_executor(config, *model);
   if (!executor) return executor.err();
+
+  spawned_engine out;
+  out.model = describe(config, *model);
 
   intake_setup intake;
   intake.max_model_len = config.sched.max_model_len;
@@ -63,7 +85,9 @@ result<engine_actor> spawn_engine(caf::actor_system& system, engine_config confi
   auto exec = spawn_executor(system, std::move(*executor));
   auto scheduler = spawn_scheduler(system, exec, std::move(core));
   auto front_door = spawn_intake(system, scheduler, std::move(intake));
-  return spawn_engine_front(system, std::move(front_door), std::move(scheduler), std::move(exec));
+  out.actor =
+      spawn_engine_front(system, std::move(front_door), std::move(scheduler), std::move(exec));
+  return out;
 }
 
 }  // namespace pagedserve::actors

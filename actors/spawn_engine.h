@@ -5,6 +5,7 @@
 // typed engine_actor. Call add_engine_message_types() on the system's config first.
 
 #include "actors/engine_actor.h"
+#include "actors/engine_model_info.h"
 #include "runtime/core/result.h"
 #include "runtime/engine/engine_config.h"
 
@@ -15,5 +16,15 @@ namespace pagedserve::actors {
 void add_engine_message_types(caf::actor_system_config& cfg);
 
 [[nodiscard]] result<engine_actor> spawn_engine(caf::actor_system& system, engine_config config);
+
+// An engine and what it loaded (for servers: the model's name, limits and tokenizer).
+struct spawned_engine {
+  engine_actor actor;
+  engine_model_info model;
+};
+
+// spawn_engine that also describes the model it loaded.
+[[nodiscard]] result<spawned_engine> spawn_described_engine(caf::actor_system& system,
+                                                            engine_config config);
 
 }  // namespace pagedserve::actors

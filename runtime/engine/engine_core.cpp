@@ -23,6 +23,7 @@ struct engine_core_base::completion {
   std::unique_ptr<output_stream> stream;
   std::uint32_t num_generated = 0;
   std::uint32_t num_cached_tokens = 0;
+  std::optional<double> first_scheduled;  // the first step that scheduled it (queue time)
   bool done = false;
 };
 
@@ -32,6 +33,7 @@ struct engine_core_base::request_state {
   std::vector<token_id> prompt_ids;
   std::vector<completion> completions;
   std::uint32_t num_done = 0;
+  double arrival_time = 0.0;  // engine_core::add's `now`
 };
 
 namespace {
@@ -124,7 +126,7 @@ result<std::vector<token_id>> engine_core_base::prompt_ids(
       return make_error(error_code::invalid_argument,
                         "a text prompt needs a tokenizer; this engine has none (send token ids)");
     }
-    ids = setup_.tok->encode(request.prompt, /*add_special_tokens=*/true);
+    ids = setup_.tok->encode(request.prompt, request.add_special_tokens);
   }
   if (ids.empty()) return make_error(error_code::invalid_argument, "the prompt is empty");
   for (const token_id id : ids) {
@@ -167,6 +169,7 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
 
   auto state = std::make_unique<request_state>();
   state->id = request_id{next_request_++};
+  state->arrival_time = now;
   state->prompt_ids = std::move(*ids);
   state->request = std::move(request);
   state->request.prompt_token_ids.clear();
@@ -205,7 +208,8 @@ bool engine_core_base::plan(double now, step_message& msg) {
   msg.new_sequences.clear();
   for (const sched::scheduled_sequence& entry : msg.plan.scheduled) {
     if (entry.kind != sched::schedule_kind::new_sequence) continue;
-    const completion& c = *by_internal_id_.at(entry.request);
+    completion& c = *by_internal_id_.at(entry.request);
+    if (!c.first_scheduled) c.first_scheduled = now;
     msg.new_sequences.push_back(sequence_sampling{entry.seq, c.owner->request.sampling, c.index});
   }
   count_step(msg.plan);
@@ -214,6 +218,8 @@ bool engine_core_base::plan(double now, step_message& msg) {
 
 void engine_core_base::count_step(const sched::step_plan& plan) {
   ++totals_.num_steps;
+  // Steps that compute nothing (everything waiting is blocked on memory) are not iterations.
+  if (!plan.empty()) totals_.iteration_tokens.observe(plan.num_batched_tokens);
   totals_.sum_batch_size += static_cast<double>(plan.scheduled.size());
   if (plan.stats.num_kv_slots_allocated > 0) {
     totals_.kv_utilization_sum += static_cast<double>(plan.stats.num_kv_tokens_held) /
@@ -235,7 +241,7 @@ void engine_core_base::emit_tokens(const sched::step_output& output, double now,
   for (const sched::sampled_token& sampled : output.sampled) {
     const auto it = by_seq_.find(sampled.seq);
     if (it == by_seq_.end() || it->second->done) continue;
-    emit_token(*it->second, sampled.token, now, events);
+    emit_token(*it->second, sampled, now, events);
   }
 }
 
@@ -259,12 +265,12 @@ void engine_core_base::add_siblings(request_state& r, double now) {
   }
 }
 
-void engine_core_base::emit_token(completion& c, token_id token, double now,
+void engine_core_base::emit_token(completion& c, const sched::sampled_token& sampled, double now,
                                   std::vector<event>& events) {
   if (c.index == 0 && c.num_generated == 0) add_siblings(*c.owner, now);
   ++c.num_generated;
   ++totals_.num_generation_tokens;
-  output_stream::delta delta = c.stream->push(token);
+  output_stream::delta delta = c.stream->push(sampled.token);
   // Built in place: moving a variant of these structs trips GCC 12's -Wmaybe-uninitialized.
   event& e = events.emplace_back();
   e.request = c.owner->id;
@@ -273,11 +279,29 @@ void engine_core_base::emit_token(completion& c, token_id token, double now,
   chunk.index = c.index;
   chunk.token_ids = std::move(delta.token_ids);
   chunk.text = std::move(delta.text);
+  if (c.owner->request.sampling.logprobs) attach_logprobs(c, sampled, chunk);
   if (!delta.stop_string) return;
   // The text reached a stop string: the scheduler stops the sequence now (its blocks go
   // back at once); its own finished event is then ignored since the completion is done.
   (void)scheduler_->finish_request(c.internal, sched::finish_reason::stopped, now);
   end_completion(c, finish_kind::stop, std::string(), events, std::move(delta.stop_string));
+}
+
+// The stream never holds token ids back (only text), so a chunk carries the one token just
+// sampled (or none, past a stop): its logprobs line up with token_ids one to one.
+void engine_core_base::attach_logprobs(const completion& c, const sched::sampled_token& sampled,
+                                       token_chunk& chunk) const {
+  if (chunk.token_ids.empty()) return;
+  if (!sampled.logprobs) {
+    std::fprintf(stderr,
+                 "pagedserve::engine_core: request %llu asked for logprobs but the executor sent "
+                 "none for sequence %llu\n",
+                 static_cast<unsigned long long>(c.owner->id.value()),
+                 static_cast<unsigned long long>(sampled.seq.value()));
+    std::abort();
+  }
+  chunk.logprobs.push_back(
+      chunk_logprob{sampled.token, sampled.logprobs->chosen_logprob, sampled.logprobs->top});
 }
 
 // Lifecycle events from the scheduler: cached prefix lengths, and the ends it decided
@@ -321,6 +345,7 @@ void engine_core_base::end_completion(completion& c, finish_kind reason, std::st
   if (reason != finish_kind::error) final_event.text = c.stream->flush();
   final_event.usage = request_usage{static_cast<std::uint32_t>(c.owner->prompt_ids.size()),
                                     c.num_generated, c.num_cached_tokens};
+  if (c.first_scheduled) final_event.queue_time_s = *c.first_scheduled - c.owner->arrival_time;
   c.done = true;
   if (++c.owner->num_done == c.owner->completions.size()) ended_.push_back(c.owner->id);
   ++totals_.num_finished;

@@ -4,8 +4,9 @@
 //
 //   add(request, sink, now)       -> id, or an error (invalid, queue full, can never fit)
 //   plan_step(now, msg)           -> false when nothing is runnable; else msg = the next step
-//   apply_output(out, now, sends) -> tokens to sinks; stops (EOS, stop ids, stop strings,
-//                                    length); finished sequences release their blocks
+//   apply_output(out, now, sends) -> tokens to sinks (with their logprobs when the request
+//                                    asked); stops (EOS, stop ids, stop strings, length);
+//                                    finished sequences release their blocks
 //   fail_step(step, why, now, sends)  every request with a sequence in that step fails
 //   cancel(id, now, sends)        -> the request's blocks go back to the pool at once
 //
@@ -98,7 +99,10 @@ class engine_core_base {
   [[nodiscard]] sched::request_spec spec_for(const request_state& r, request_id internal,
                                              double now) const;
   void emit_tokens(const sched::step_output& output, double now, std::vector<event>& events);
-  void emit_token(completion& c, token_id token, double now, std::vector<event>& events);
+  void emit_token(completion& c, const sched::sampled_token& sampled, double now,
+                  std::vector<event>& events);
+  void attach_logprobs(const completion& c, const sched::sampled_token& sampled,
+                       token_chunk& chunk) const;
   void add_siblings(request_state& r, double now);
   void end_unqueued(request_state& r, finish_kind reason, const std::string& why,
                     std::vector<event>& events);

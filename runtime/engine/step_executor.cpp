@@ -15,6 +15,7 @@
 #include "kernels/cpu/cpu_backend.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/model/checkpoint.h"
+#include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/sampler.h"
 
 namespace pagedserve {
@@ -206,9 +207,12 @@ sched::step_output model_step_executor::execute(const step_plan& plan,
     const std::size_t this_row = row++;
     s->num_computed = entry.first_position + entry.num_scheduled_tokens;
     if (!entry.samples) continue;
-    const token_id next = sample(out.last(this_row), s->params, s->sampler);
+    const std::span<const float> logits = out.last(this_row);
+    const token_id next = sample(logits, s->params, s->sampler);
     s->tokens.push_back(next);
-    output.sampled.push_back({entry.seq, next});
+    sched::sampled_token& sampled = output.sampled.emplace_back(entry.seq, next);
+    // The raw distribution (before temperature and truncation), as vLLM reports by default.
+    if (s->params.logprobs) sampled.logprobs = compute_logprobs(logits, next, *s->params.logprobs);
   }
   return output;
 }

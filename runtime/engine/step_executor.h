@@ -2,7 +2,8 @@
 // step_executor: runs step plans on the model. It owns the backend, the weights and the KV
 // memory, keeps each live sequence's tokens (from the plans' full data plus every token it
 // samples itself) and its sampler state, and answers each plan with one sampled token per
-// sampling entry, in plan order.
+// sampling entry, in plan order. A sequence whose sampling_params ask for logprobs gets them
+// with each token (the raw log_softmax of its logits row: runtime/sampling/logprobs.h).
 //
 // Steps may be queued back to back (the scheduler plans step N+1 while step N runs): a
 // `continuing` entry's new tokens are read from the executor's own copy at positions

@@ -11,7 +11,8 @@ struct histogram {
   std::vector<double> upper_bounds;  // ascending, finite; +Inf is implied after the last
   // counts[i]: observations in (upper_bounds[i-1], upper_bounds[i]]; counts.back(): above the
   // last bound. Size upper_bounds.size() + 1. Not cumulative (render_prometheus sums them).
-  std::vector<std::uint64_t> counts;
+  // A default histogram has no bounds and its one +Inf bucket.
+  std::vector<std::uint64_t> counts = std::vector<std::uint64_t>(1, 0);
   double sum = 0.0;
   std::uint64_t count = 0;
 

@@ -8,10 +8,12 @@
 // including every token it sampled).
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "runtime/core/ids.h"
 #include "runtime/core/types.h"
+#include "runtime/sampling/logprobs.h"
 #include "runtime/sched/events.h"
 
 namespace pagedserve::sched {
@@ -50,8 +52,15 @@ struct step_plan {
 };
 
 struct sampled_token {
+  // Not an aggregate, so `{seq, token}` stays the short form where no logprobs are wanted.
+  sampled_token() = default;
+  sampled_token(seq_id s, token_id t) : seq(s), token(t) {}
+
   seq_id seq;
   token_id token = 0;
+  // Only for sequences whose sampling asked for logprobs (absent costs no allocation): the
+  // raw distribution's logprob of `token` and its top alternatives. The scheduler ignores it.
+  std::optional<logprobs_result> logprobs;
 };
 
 // One sampled token per scheduled sequence with `samples`, in the plan's order.

@@ -52,6 +52,7 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   req.stop_token_ids = {9};
   req.n = 2;
   req.priority = -1;
+  req.add_special_tokens = false;
   const generation_request got = round_trip(system, req);
   EXPECT_EQ(got.prompt_token_ids, req.prompt_token_ids);
   EXPECT_EQ(got.prompt, "hello");
@@ -65,6 +66,9 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   EXPECT_TRUE(got.ignore_eos);
   EXPECT_EQ(got.n, 2u);
   EXPECT_EQ(got.priority, -1);
+  EXPECT_FALSE(got.add_special_tokens);
+  req.sampling.logprobs = 0;  // present and zero: not the same as absent
+  EXPECT_EQ(round_trip(system, req).sampling.logprobs, std::optional<std::int32_t>(0));
 
   request_final final;
   final.request = request_id{77};
@@ -73,6 +77,7 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   final.stop_string = "END";
   final.text = "tail";
   final.usage = request_usage{5, 6, 4};
+  final.queue_time_s = 0.125;
   const request_final f = round_trip(system, final);
   EXPECT_EQ(f.request, request_id{77});
   EXPECT_EQ(f.index, 1u);
@@ -82,18 +87,41 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   EXPECT_EQ(f.usage.prompt_tokens, 5u);
   EXPECT_EQ(f.usage.completion_tokens, 6u);
   EXPECT_EQ(f.usage.cached_prompt_tokens, 4u);
+  EXPECT_EQ(f.queue_time_s, 0.125);
 
-  const token_chunk c = round_trip(system, token_chunk{request_id{3}, 0, {4, 5}, "ab"});
+  token_chunk chunk;
+  chunk.request = request_id{3};
+  chunk.token_ids = {4, 5};
+  chunk.text = "ab";
+  chunk.logprobs = {chunk_logprob{4, -0.5f, {{4, -0.5f}, {9, -1.75f}}},
+                    chunk_logprob{5, -3.0f, {{7, -0.25f}}}};
+  const token_chunk c = round_trip(system, chunk);
   EXPECT_EQ(c.request, request_id{3});
   EXPECT_EQ(c.token_ids, (std::vector<token_id>{4, 5}));
   EXPECT_EQ(c.text, "ab");
+  ASSERT_EQ(c.logprobs.size(), 2u);
+  EXPECT_EQ(c.logprobs[0].token, 4);
+  EXPECT_EQ(c.logprobs[0].logprob, -0.5f);
+  ASSERT_EQ(c.logprobs[0].top.size(), 2u);
+  EXPECT_EQ(c.logprobs[0].top[1].token, 9);
+  EXPECT_EQ(c.logprobs[0].top[1].logprob, -1.75f);
+  EXPECT_EQ(c.logprobs[1].token, 5);
+  EXPECT_EQ(c.logprobs[1].logprob, -3.0f);
+  ASSERT_EQ(c.logprobs[1].top.size(), 1u);
+  EXPECT_EQ(c.logprobs[1].top[0].token, 7);
   EXPECT_EQ(round_trip(system, request_id{123}), request_id{123});
   engine_stats stats;
   stats.num_free_blocks = 11;
   stats.executor_busy_s = 0.25;
+  stats.iteration_tokens.observe(3);
+  stats.iteration_tokens.observe(100000);
   const engine_stats s = round_trip(system, stats);
   EXPECT_EQ(s.num_free_blocks, 11u);
   EXPECT_EQ(s.executor_busy_s, 0.25);
+  EXPECT_EQ(s.iteration_tokens.upper_bounds, stats.iteration_tokens.upper_bounds);
+  EXPECT_EQ(s.iteration_tokens.counts, stats.iteration_tokens.counts);
+  EXPECT_EQ(s.iteration_tokens.count, 2u);
+  EXPECT_EQ(s.iteration_tokens.sum, 100003.0);
   const shutdown_report r = round_trip(system, shutdown_report{1, 2, 0, true});
   EXPECT_EQ(r.num_drained, 1u);
   EXPECT_EQ(r.num_cancelled, 2u);

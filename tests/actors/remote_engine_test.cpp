@@ -147,8 +147,20 @@ struct sink_guard {
 };
 
 std::vector<generation_request> test_requests() {
-  return {greedy_request({1, 17, 33, 49}, 10), greedy_request({1, 250, 2, 499, 7}, 7),
-          greedy_request({1, 3}, 12)};
+  std::vector<generation_request> requests = {greedy_request({1, 17, 33, 49}, 10),
+                                              greedy_request({1, 250, 2, 499, 7}, 7),
+                                              greedy_request({1, 3}, 12)};
+  requests[1].sampling.logprobs = 3;  // logprobs cross the network too
+  return requests;
+}
+
+// Every token's logprob and top alternatives of a completion, in order.
+std::vector<chunk_logprob> logprobs_of(const event_recorder& rec) {
+  std::vector<chunk_logprob> out;
+  for (const token_chunk& c : rec.chunks()) {
+    out.insert(out.end(), c.logprobs.begin(), c.logprobs.end());
+  }
+  return out;
 }
 
 TEST(RemoteEngine, StreamsOverTheNetworkLikeALocalEngineAndShutsDownTheServer) {
@@ -194,6 +206,19 @@ TEST(RemoteEngine, StreamsOverTheNetworkLikeALocalEngineAndShutsDownTheServer) {
     ASSERT_TRUE((*local)->submit(requests[i], rec.callback()).ok());
     ASSERT_TRUE(rec.wait_for_finals());
     EXPECT_EQ(remote[i].tokens(), rec.tokens()) << "request " << i;
+    // Batched differently here and there: equal up to float rounding.
+    const auto remote_logprobs = logprobs_of(remote[i]);
+    const auto local_logprobs = logprobs_of(rec);
+    ASSERT_EQ(remote_logprobs.size(), requests[i].sampling.logprobs ? rec.tokens().size() : 0u);
+    ASSERT_EQ(remote_logprobs.size(), local_logprobs.size());
+    for (std::size_t k = 0; k < remote_logprobs.size(); ++k) {
+      EXPECT_EQ(remote_logprobs[k].token, local_logprobs[k].token);
+      EXPECT_NEAR(remote_logprobs[k].logprob, local_logprobs[k].logprob, 1e-4);
+      ASSERT_EQ(remote_logprobs[k].top.size(), 3u);
+      for (std::size_t j = 0; j < 3; ++j) {
+        EXPECT_NEAR(remote_logprobs[k].top[j].logprob, local_logprobs[k].top[j].logprob, 1e-4);
+      }
+    }
     EXPECT_EQ(remote[i].tokens().size(), requests[i].max_tokens);
     ASSERT_EQ(remote[i].finals().size(), 1u);
     EXPECT_EQ(remote[i].finals()[0].reason, finish_kind::length);

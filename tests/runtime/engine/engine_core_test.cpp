@@ -1,12 +1,14 @@
 // engine_core driven without actors: a fake executor (runtime/sched/fake_executor.h) stands in
 // for the model. It samples token = f(hash of the whole context), so each request's expected
 // stream is computed here independently from its prompt, whatever the batching, the two steps
-// in flight, the preemptions and the cancellations around it.
+// in flight, the preemptions and the cancellations around it. Logprobs, which the fake
+// executor does not make, are attached by the driver as a function of the sampled token.
 
 #include "runtime/engine/engine_core.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <variant>
@@ -31,6 +33,14 @@ std::vector<token_id> expected_stream(const std::vector<token_id>& prompt, std::
     hash = sched::fake_executor::extend_hash(hash, out.back());
   }
   return out;
+}
+
+// What the driver attaches to every sampled token when it plays an executor with logprobs.
+logprobs_result fake_logprobs(token_id token) {
+  logprobs_result r;
+  r.chosen_logprob = -0.25f * static_cast<float>(token % 13);
+  r.top = {{token, r.chosen_logprob}, {token + 1, r.chosen_logprob - 1.0f}};
+  return r;
 }
 
 std::vector<token_id> prompt_of(std::size_t n, token_id first) {
@@ -65,7 +75,9 @@ struct driver {
     step_message msg;
     if (!core.plan_step(now, msg)) return false;
     planned.push_back(msg.plan.step);
+    if (!msg.plan.empty()) batched_tokens.push_back(msg.plan.num_batched_tokens);
     outputs.push_back(executor.run(msg.plan));
+    for (sched::sampled_token& t : outputs.back().sampled) t.logprobs = fake_logprobs(t.token);
     return true;
   }
   void apply_one() {
@@ -114,6 +126,13 @@ struct driver {
     }
     return ids;
   }
+  std::vector<token_chunk> chunks(sink_id sink) const {
+    std::vector<token_chunk> out;
+    for (const auto& e : received.at(sink)) {
+      if (const auto* c = std::get_if<token_chunk>(&e)) out.push_back(*c);
+    }
+    return out;
+  }
   std::vector<request_final> finals(sink_id sink) const {
     std::vector<request_final> out;
     for (const auto& e : received.at(sink)) {
@@ -126,6 +145,7 @@ struct driver {
   sched::fake_executor executor;
   std::deque<sched::step_output> outputs;
   std::deque<std::uint64_t> planned;
+  std::vector<std::uint32_t> batched_tokens;  // of every non-empty plan
   std::map<sink_id, std::vector<event_type>> received;
   double now = 0.0;
 };
@@ -298,6 +318,130 @@ TEST(EngineCore, StopStringEndsTheTextBeforeItAndFreesTheSequence) {
   EXPECT_EQ(text, full.substr(0, full.find(stop)));
   EXPECT_LT(finals[0].usage.completion_tokens, 12u);
   EXPECT_EQ(d.core.num_blocks_held(), 0u);
+}
+
+}  // namespace
+}  // namespace pagedserve
+
+namespace pagedserve {
+namespace {
+
+std::shared_ptr<const tokenizer> load_tokenizer(const std::string& name) {
+  auto tok = tokenizer::load(testing::tokenizers_dir() / name);
+  EXPECT_TRUE(tok.ok()) << (tok.ok() ? "" : tok.err().message);
+  return tok.ok() ? *tok : nullptr;
+}
+
+TEST(EngineCore, LogprobsLineUpWithTokenIdsWhileStopStringsHoldTextBack) {
+  const auto tok = load_tokenizer("llama3");
+  ASSERT_NE(tok, nullptr);
+  const auto prompt = prompt_of(6, 1000);
+  const auto stream = expected_stream(prompt, 12);
+  // A stop string that only partly matches keeps text held back on the way.
+  const std::string full = tok->decode(stream, true);
+  const std::string prefix = tok->decode(std::span(stream).first(4), true);
+  const std::string stop = full.substr(prefix.size(), 3);
+  engine_core_setup setup = small_setup();
+  setup.tok = tok;
+  setup.vocab_size = static_cast<std::uint32_t>(tok->vocab_size());
+  driver d(setup);
+  generation_request with = request_of(prompt, 12);
+  with.stop = {stop, stop + "never-matches"};
+  with.sampling.logprobs = 2;
+  ASSERT_TRUE(d.submit(with, 1).ok());
+  generation_request without = request_of(prompt, 12);
+  without.stop = with.stop;
+  ASSERT_TRUE(d.submit(without, 2).ok());
+  d.run_to_end();
+  bool some_text_held = false;
+  std::size_t num_tokens = 0;
+  for (const token_chunk& c : d.chunks(1)) {
+    ASSERT_EQ(c.logprobs.size(), c.token_ids.size());
+    for (std::size_t i = 0; i < c.token_ids.size(); ++i) {
+      const logprobs_result want = fake_logprobs(c.token_ids[i]);
+      EXPECT_EQ(c.logprobs[i].token, c.token_ids[i]);
+      EXPECT_EQ(c.logprobs[i].logprob, want.chosen_logprob);
+      ASSERT_EQ(c.logprobs[i].top.size(), want.top.size());
+      EXPECT_EQ(c.logprobs[i].top[1].token, want.top[1].token);
+    }
+    some_text_held |= c.text.empty() && !c.token_ids.empty();
+    num_tokens += c.token_ids.size();
+  }
+  EXPECT_TRUE(some_text_held) << "the scenario should hold text back at least once";
+  EXPECT_EQ(d.finals(1).at(0).reason, finish_kind::stop);
+  EXPECT_EQ(num_tokens, d.finals(1).at(0).usage.completion_tokens);
+  for (const token_chunk& c : d.chunks(2)) EXPECT_TRUE(c.logprobs.empty()) << "not asked for";
+}
+
+TEST(EngineCore, QueueTimeRunsFromArrivalToTheFirstStepOfEachCompletion) {
+  driver d(small_setup());
+  d.now = 1.0;
+  generation_request r = request_of(prompt_of(10, 7), 3);  // one prefill step
+  r.n = 3;
+  ASSERT_TRUE(d.submit(r, 1).ok());
+  const auto never = d.submit(request_of(prompt_of(5, 50), 3), 2);
+  ASSERT_TRUE(never.ok());
+  d.cancel(*never);  // before any step: never scheduled
+  d.now = 3.5;
+  ASSERT_TRUE(d.plan_one());  // completion 0's prefill
+  d.apply_one();              // now 3.51: its first token, the siblings join
+  d.now = 4.0;
+  ASSERT_TRUE(d.plan_one());  // the siblings' first step
+  d.run_to_end();
+  const auto finals = d.finals(1);
+  ASSERT_EQ(finals.size(), 3u);
+  for (const request_final& f : finals) {
+    EXPECT_DOUBLE_EQ(f.queue_time_s, f.index == 0 ? 2.5 : 3.0) << "completion " << f.index;
+  }
+  EXPECT_EQ(d.finals(2).at(0).queue_time_s, 0.0);
+}
+
+TEST(EngineCore, IterationTokensHistogramObservesEveryStepsBatchedTokens) {
+  driver d(small_setup());
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(d.submit(request_of(prompt_of(3 + 7 * i, 100 * (i + 1)), 5), i).ok());
+  }
+  d.run_to_end();
+  const histogram& h = d.core.stats().iteration_tokens;
+  ASSERT_EQ(h.upper_bounds, iteration_tokens_buckets());
+  // Bucketed here by a linear scan: the first bound >= the value, else the overflow bucket.
+  std::vector<std::uint64_t> want(h.upper_bounds.size() + 1, 0);
+  double sum = 0.0;
+  for (const std::uint32_t n : d.batched_tokens) {
+    std::size_t b = 0;
+    while (b < h.upper_bounds.size() && static_cast<double>(n) > h.upper_bounds[b]) ++b;
+    ++want[b];
+    sum += n;
+  }
+  EXPECT_EQ(h.count, d.batched_tokens.size());
+  EXPECT_EQ(h.counts, want);
+  EXPECT_DOUBLE_EQ(h.sum, sum);
+  EXPECT_GE(std::count_if(want.begin(), want.end(), [](std::uint64_t c) { return c > 0; }), 2)
+      << "prefill and decode steps fall in different buckets";
+}
+
+TEST(EngineCore, TextPromptsAreEncodedWithOrWithoutSpecialTokensAsAsked) {
+  const auto tok = load_tokenizer("llama2");  // its post-processor adds <s>
+  ASSERT_NE(tok, nullptr);
+  engine_core_setup setup = small_setup();
+  setup.tok = tok;
+  setup.vocab_size = static_cast<std::uint32_t>(tok->vocab_size());
+  driver d(setup);
+  for (const bool special : {true, false}) {
+    generation_request r = request_of({}, 4);
+    r.prompt = "Hello there";
+    r.add_special_tokens = special;
+    ASSERT_TRUE(d.submit(r, special ? 1 : 2).ok());
+  }
+  d.run_to_end();
+  const auto with = tok->encode("Hello there", true);
+  const auto without = tok->encode("Hello there", false);
+  ASSERT_EQ(with.size(), without.size() + 1) << "llama2 adds BOS";
+  EXPECT_EQ(d.finals(1).at(0).usage.prompt_tokens, with.size());
+  EXPECT_EQ(d.finals(2).at(0).usage.prompt_tokens, without.size());
+  // The fake model's stream depends on the whole prompt: each saw its own encoding.
+  EXPECT_EQ(d.tokens(1), expected_stream(with, 4));
+  EXPECT_EQ(d.tokens(2), expected_stream(without, 4));
 }
 
 }  // namespace

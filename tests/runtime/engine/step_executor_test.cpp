@@ -1,12 +1,13 @@
 // step_executor against the HF goldens: plans written by hand the way the scheduler writes
 // them (deltas, chunked prefill, one step of lookahead, preemption) must give the goldens'
 // greedy ids; seeded sampling must not notice a preemption; a failed step drops exactly
-// its sequences.
+// its sequences; logprobs are the log_softmax of the goldens' logits.
 
 #include "runtime/engine/step_executor.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -28,6 +29,7 @@ using engine_testing::greedy_params;
 using engine_testing::test_driver;
 using forward::testing::model_test_name;
 using forward::testing::num_golden_prompts;
+using forward::testing::read_f32;
 using forward::testing::read_i64_as_tokens;
 using sched::schedule_kind;
 using sched::step_plan;
@@ -37,6 +39,7 @@ struct golden_set {
   std::shared_ptr<const checkpoint> weights;
   std::vector<std::vector<token_id>> prompts;
   std::vector<std::vector<token_id>> greedy;
+  std::vector<std::vector<float>> greedy_logits;  // HF's logits row before each greedy token
 };
 
 golden_set load_golden(const std::string& name) {
@@ -54,6 +57,7 @@ golden_set load_golden(const std::string& name) {
     const std::string prefix = "prompt" + std::to_string(i);
     g.prompts.push_back(read_i64_as_tokens(*golden, prefix + ".ids"));
     g.greedy.push_back(read_i64_as_tokens(*golden, prefix + ".greedy"));
+    g.greedy_logits.push_back(read_f32(*golden, prefix + ".greedy_logits"));
   }
   return g;
 }
@@ -96,6 +100,67 @@ TEST_P(step_executor_golden, all_prompts_in_one_batch_match_greedy_goldens) {
   for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), golden_.prompts[i]);
   driver.run_to_end();
   expect_greedy_goldens(driver);
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    EXPECT_TRUE(driver.logprobs(seq_of(i)).empty()) << "not asked for";
+  }
+}
+
+// The reference: log_softmax of one logits row in double precision.
+std::vector<double> log_softmax_of(std::span<const float> row) {
+  double max = -INFINITY;
+  for (const float l : row) max = std::max(max, double{l});
+  double sum = 0.0;
+  for (const float l : row) sum += std::exp(double{l} - max);
+  const double log_sum = max + std::log(sum);
+  std::vector<double> out;
+  out.reserve(row.size());
+  for (const float l : row) out.push_back(double{l} - log_sum);
+  return out;
+}
+
+// Our logits differ from HF's by at most 1e-4 * max|logit| (the forward tests' bound); a
+// log_softmax value moves by at most twice that.
+double logprob_tolerance(std::span<const float> row) {
+  double max_abs = 0.0;
+  for (const float l : row) max_abs = std::max(max_abs, std::abs(double{l}));
+  return 2.5e-4 * max_abs + 1e-6;
+}
+
+TEST_P(step_executor_golden, logprobs_are_the_log_softmax_of_the_golden_logits) {
+  constexpr std::int32_t num_top = 5;
+  sampling_params params = greedy_params();
+  params.logprobs = num_top;
+  test_driver driver(*executor_, {.chunk = 13, .lookahead = true, .params = params});
+  for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), golden_.prompts[i]);
+  driver.run_to_end();
+  expect_greedy_goldens(driver);
+  const std::size_t vocab = golden_.config.vocab_size;
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    const auto& got = driver.logprobs(seq_of(i));
+    const auto& greedy = golden_.greedy[static_cast<std::size_t>(i)];
+    ASSERT_EQ(got.size(), greedy.size()) << "prompt " << i;
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      const auto row = std::span<const float>(golden_.greedy_logits[static_cast<std::size_t>(i)])
+                           .subspan(k * vocab, vocab);
+      const std::vector<double> want = log_softmax_of(row);
+      std::vector<double> sorted = want;
+      std::sort(sorted.begin(), sorted.end(), std::greater<>());
+      const double tol = logprob_tolerance(row);
+      SCOPED_TRACE("prompt " + std::to_string(i) + ", token " + std::to_string(k));
+      EXPECT_NEAR(got[k].chosen_logprob, want[static_cast<std::size_t>(greedy[k])], tol);
+      EXPECT_EQ(got[k].chosen_rank, 1);
+      ASSERT_EQ(got[k].top.size(), static_cast<std::size_t>(num_top));
+      EXPECT_EQ(got[k].top[0].token, greedy[k]) << "greedy picks the most likely token";
+      double mass = 0.0;
+      for (std::size_t j = 0; j < got[k].top.size(); ++j) {
+        const token_logprob& t = got[k].top[j];
+        EXPECT_NEAR(t.logprob, want[static_cast<std::size_t>(t.token)], tol) << "top " << j;
+        EXPECT_NEAR(t.logprob, sorted[j], tol) << "top " << j << " is the j-th most likely";
+        mass += std::exp(double{t.logprob});
+      }
+      EXPECT_LE(mass, 1.0 + 1e-6);
+    }
+  }
 }
 
 TEST_P(step_executor_golden, chunked_prefill_with_lookahead_matches_greedy_goldens) {
@@ -150,6 +215,44 @@ TEST(step_executor, seeded_sampling_does_not_notice_a_preemption) {
   const auto preempted = generate(true);
   EXPECT_EQ(plain, preempted);
   EXPECT_NE(plain, g.greedy) << "temperature 0.8 should not reproduce greedy";
+}
+
+TEST(step_executor, logprobs_describe_the_raw_distribution_not_the_sampling_one) {
+  // top_k = 1 at temperature 0.5 samples the greedy tokens, but from a sharpened and
+  // truncated distribution; the logprobs must still be those of the plain logits.
+  const golden_set g = load_golden("tiny-qwen2");
+  auto run = [&](sampling_params params) {
+    params.logprobs = 3;
+    auto executor = make_executor(g);
+    test_driver driver(*executor, {.params = params});
+    for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), g.prompts[i]);
+    driver.run_to_end();
+    std::vector<std::vector<logprobs_result>> out;
+    for (int i = 0; i < num_golden_prompts; ++i) {
+      EXPECT_EQ(driver.generated(seq_of(i)), g.greedy[static_cast<std::size_t>(i)]);
+      out.push_back(driver.logprobs(seq_of(i)));
+    }
+    return out;
+  };
+  sampling_params truncated;
+  truncated.temperature = 0.5f;
+  truncated.top_k = 1;
+  truncated.seed = 3;
+  const auto plain = run(greedy_params());
+  const auto sharpened = run(truncated);
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    const auto& a = plain[static_cast<std::size_t>(i)];
+    const auto& b = sharpened[static_cast<std::size_t>(i)];
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      EXPECT_EQ(a[k].chosen_logprob, b[k].chosen_logprob) << "prompt " << i << " token " << k;
+      ASSERT_EQ(a[k].top.size(), b[k].top.size());
+      for (std::size_t j = 0; j < a[k].top.size(); ++j) {
+        EXPECT_EQ(a[k].top[j].token, b[k].top[j].token);
+        EXPECT_EQ(a[k].top[j].logprob, b[k].top[j].logprob);
+      }
+    }
+  }
 }
 
 TEST(step_executor_death, plans_that_contradict_the_state_abort_with_context) {

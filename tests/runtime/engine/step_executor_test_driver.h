@@ -58,6 +58,10 @@ class test_driver {
     const tracked& s = seqs_.at(seq);
     return {s.tokens.begin() + static_cast<std::ptrdiff_t>(s.prompt_size), s.tokens.end()};
   }
+  // The logprobs that came with each generated token (sampling asked for them), in order.
+  [[nodiscard]] const std::vector<logprobs_result>& logprobs(seq_id seq) const {
+    return seqs_.at(seq).logprobs;
+  }
 
   // Plans and runs one step. The output is read now, or (lookahead) after the next plan.
   result<step_output> step() {
@@ -106,7 +110,8 @@ class test_driver {
 
  private:
   struct tracked {
-    std::vector<token_id> tokens;  // prompt + outputs read so far
+    std::vector<token_id> tokens;           // prompt + outputs read so far
+    std::vector<logprobs_result> logprobs;  // per output read, when they came with it
     std::size_t prompt_size = 0;
     std::uint32_t num_tokens = 0;  // tokens.size() + samples in flight
     std::uint32_t num_computed = 0;
@@ -163,7 +168,9 @@ class test_driver {
   void receive(const step_output& out) {
     for (const sched::sampled_token& t : out.sampled) {
       const auto it = seqs_.find(t.seq);
-      if (it != seqs_.end() && !it->second.stopped) it->second.tokens.push_back(t.token);
+      if (it == seqs_.end() || it->second.stopped) continue;
+      it->second.tokens.push_back(t.token);
+      if (t.logprobs) it->second.logprobs.push_back(*t.logprobs);
     }
   }
 

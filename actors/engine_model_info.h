@@ -1,0 +1,32 @@
+#pragma once
+// engine_model_info: what a server needs to know about the loaded model (the name it
+// answers to, limits, tokenizer, EOS ids). Fixed once the engine has started; no CAF here.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/core/types.h"
+#include "runtime/engine/engine_config.h"
+#include "runtime/tokenizer/tokenizer.h"
+
+namespace pagedserve {
+
+struct engine_model_info {
+  // The built-in demo model: "pagedserve-demo"; a checkpoint: its folder's name; a bare
+  // model config file: its file name without extension.
+  std::string name;
+  std::uint32_t max_model_len = 0;
+  std::uint32_t vocab_size = 0;
+  std::uint32_t block_size = 0;
+  std::uint32_t num_blocks = 0;  // the KV pool, resolved (never 0 once started)
+  std::uint32_t max_n = 0;
+  std::shared_ptr<const tokenizer> tok;  // null when the model has none (ids only)
+  std::vector<token_id> eos_token_ids;
+};
+
+// The name a server reports for the model an engine_config loads (see `name` above).
+[[nodiscard]] std::string engine_model_name(const engine_config& config);
+
+}  // namespace pagedserve
