@@ -13,6 +13,8 @@ packages=(
   libpcre2-dev libutf8proc-dev
   libopenblas-dev
   nodejs
+  prometheus  # promtool: tests check the /metrics text format
+  curl        # tests/net/e2e/curl_sse.mjs: raw SSE
 )
 
 missing=()
