@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/core/result.h"
@@ -15,6 +16,10 @@ namespace pagedserve::net {
 
 struct server_config {
   engine_config engine;  // model, tokenizer, load_format, backend, sched.*, max_n, ...
+  // CUDA backend settings that engine_config does not carry yet: checked and kept here,
+  // ignored by the CPU backend (which computes in float32 and sizes its pool itself).
+  std::string dtype = "auto";           // auto | float32 | bfloat16 | float16
+  double gpu_memory_utilization = 0.9;  // fraction of GPU memory for weights + KV, (0, 1]
 
   std::string host = "127.0.0.1";
   std::uint16_t port = 8000;      // 0: any free port (the log and server::port() tell which)
@@ -51,8 +56,11 @@ struct server_config {
 struct config_key_info {
   std::string key;
   std::string description;
+  bool is_boolean = false;  // a bare flag (--enable-prefix-caching) means true
 };
 [[nodiscard]] const std::vector<config_key_info>& config_keys();
+// The value of one key as set_config_key accepts it (for --help defaults and start-up logs).
+[[nodiscard]] result<std::string> get_config_key(const server_config& config, std::string_view key);
 // The whole configuration's checks across keys (engine_config validate, port, limits).
 [[nodiscard]] status validate(const server_config& config);
 

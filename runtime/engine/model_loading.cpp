@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "runtime/model/demo_model.h"
+#include "runtime/tokenizer/demo_tokenizer.h"
 
 namespace pagedserve {
 namespace {
@@ -27,6 +28,8 @@ result<std::shared_ptr<const tokenizer>> load_tokenizer(const engine_config& con
       std::filesystem::exists(std::filesystem::path(config.model_dir) / "tokenizer.json")) {
     return tokenizer::load(config.model_dir);
   }
+  // The demo model's ids are the demo tokenizer's (same vocab_size, BOS 1, EOS 2).
+  if (uses_demo_model(config)) return make_demo_tokenizer();
   return std::shared_ptr<const tokenizer>{};
 }
 

@@ -3,7 +3,7 @@
 // `pagedserve generate` resolves its flags: model_dir (config.json + safetensors, or dummy
 // weights with load_format dummy), model_config_file (dummy weights), or neither (the
 // built-in demo model). The tokenizer comes from tokenizer_dir, else from model_dir when it
-// has a tokenizer.json.
+// has a tokenizer.json, else (the built-in demo model) the byte-level demo tokenizer.
 
 #include <cstdint>
 #include <memory>

@@ -1,0 +1,210 @@
+// server_metrics: counters and latency histograms kept by the server, rendered together with
+// the engine's figures as Prometheus text format 0.0.4. Names follow vLLM's (vllm:X is
+// pagedserve:X) so dashboards built for vLLM read ours; docs/metrics.md lists them.
+
+#include "net/config/server_metrics.h"
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "net/config/config_value.h"
+
+namespace pagedserve::net {
+namespace {
+
+constexpr std::string_view prefix = "pagedserve:";
+
+// Label values escape backslash, double quote and newline (text format 0.0.4).
+std::string escape_label(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char c : value) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Renders families into one text, each with its # HELP and # TYPE lines first.
+class exposition {
+ public:
+  explicit exposition(std::string_view model_name)
+      : model_label_("model_name=\"" + escape_label(model_name) + "\"") {}
+
+  void family(std::string_view name, std::string_view type, std::string_view help) {
+    out_ += "# HELP ";
+    out_ += prefix;
+    out_ += name;
+    out_ += ' ';
+    out_ += help;
+    out_ += "\n# TYPE ";
+    out_ += prefix;
+    out_ += name;
+    out_ += ' ';
+    out_ += type;
+    out_ += '\n';
+  }
+
+  // One sample: name{model_name="...",extra} value.
+  void sample(std::string_view name, std::string_view extra_labels, std::string_view value) {
+    out_ += prefix;
+    out_ += name;
+    out_ += '{';
+    out_ += model_label_;
+    if (!extra_labels.empty()) {
+      out_ += ',';
+      out_ += extra_labels;
+    }
+    out_ += "} ";
+    out_ += value;
+    out_ += '\n';
+  }
+
+  void gauge(std::string_view name, std::string_view help, double value) {
+    family(name, "gauge", help);
+    sample(name, "", config_value::format_double(value));
+  }
+
+  void counter(std::string_view name, std::string_view help, std::uint64_t value) {
+    family(name, "counter", help);
+    sample(name, "", std::to_string(value));
+  }
+
+  // Cumulative buckets (le="+Inf" equals _count), then _sum and _count.
+  void histogram_family(std::string_view name, std::string_view help, const histogram& h) {
+    if (h.counts.size() != h.upper_bounds.size() + 1) {
+      std::fprintf(stderr, "server_metrics: histogram %.*s has %zu counts for %zu bounds\n",
+                   static_cast<int>(name.size()), name.data(), h.counts.size(),
+                   h.upper_bounds.size());
+      std::abort();
+    }
+    family(name, "histogram", help);
+    const std::string bucket = std::string(name) + "_bucket";
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < h.upper_bounds.size(); ++i) {
+      cumulative += h.counts[i];
+      sample(bucket, "le=\"" + config_value::format_double(h.upper_bounds[i]) + "\"",
+             std::to_string(cumulative));
+    }
+    cumulative += h.counts.back();
+    sample(bucket, "le=\"+Inf\"", std::to_string(cumulative));
+    sample(std::string(name) + "_sum", "", config_value::format_double(h.sum));
+    sample(std::string(name) + "_count", "", std::to_string(h.count));
+  }
+
+  [[nodiscard]] std::string take() && { return std::move(out_); }
+
+ private:
+  std::string model_label_;
+  std::string out_;
+};
+
+}  // namespace
+
+server_metrics::server_metrics()
+    : ttft_(histogram::with_bounds(latency_buckets_s())),
+      itl_(histogram::with_bounds(inter_token_buckets_s())),
+      e2e_(histogram::with_bounds(latency_buckets_s())),
+      queue_(histogram::with_bounds(latency_buckets_s())) {}
+
+void server_metrics::observe_time_to_first_token(double seconds) {
+  std::lock_guard lock(mutex_);
+  ttft_.observe(seconds);
+}
+
+void server_metrics::observe_inter_token_latency(double seconds) {
+  std::lock_guard lock(mutex_);
+  itl_.observe(seconds);
+}
+
+void server_metrics::observe_e2e_latency(double seconds) {
+  std::lock_guard lock(mutex_);
+  e2e_.observe(seconds);
+}
+
+void server_metrics::observe_queue_time(double seconds) {
+  std::lock_guard lock(mutex_);
+  queue_.observe(seconds);
+}
+
+void server_metrics::count_request_finished(std::string_view finished_reason) {
+  std::lock_guard lock(mutex_);
+  if (finished_reason == "stop") {
+    ++num_finished_stop_;
+  } else if (finished_reason == "length") {
+    ++num_finished_length_;
+  } else if (finished_reason == "abort") {
+    ++num_finished_abort_;
+  } else {
+    ++num_finished_error_;  // "error" and anything unexpected
+  }
+}
+
+// 1xx (WebSocket upgrades) and 3xx are not counted: the server sends no other kinds.
+void server_metrics::count_http_response(unsigned status) {
+  std::lock_guard lock(mutex_);
+  if (status >= 200 && status < 300) {
+    ++num_responses_2xx_;
+  } else if (status >= 400 && status < 500) {
+    ++num_responses_4xx_;
+  } else if (status >= 500 && status < 600) {
+    ++num_responses_5xx_;
+  }
+}
+
+std::string server_metrics::render(const engine_stats& stats, std::string_view model_name) const {
+  std::lock_guard lock(mutex_);
+  exposition out(model_name);
+  out.gauge("num_requests_running", "Requests in the running batch.", stats.num_running);
+  out.gauge("num_requests_waiting", "Requests waiting to be scheduled.", stats.num_waiting);
+  out.gauge("kv_cache_usage_perc", "Fraction of KV cache blocks in use (0 to 1).", stats.kv_usage);
+  out.counter("prefix_cache_queries_total", "Prompt tokens looked up in the prefix cache.",
+              stats.prefix_cache_queries);
+  out.counter("prefix_cache_hits_total", "Prompt tokens found in the prefix cache.",
+              stats.prefix_cache_hits);
+  out.counter("num_preemptions_total", "Sequences preempted (their KV blocks freed).",
+              stats.num_preemptions);
+  out.counter("prompt_tokens_total", "Prompt tokens prefilled.", stats.num_prompt_tokens);
+  out.counter("generation_tokens_total", "Tokens generated.", stats.num_generation_tokens);
+
+  out.family("request_success_total", "counter", "Finished API requests by finish reason.");
+  const std::array<std::pair<const char*, std::uint64_t>, 4> finished = {
+      {{"stop", num_finished_stop_},
+       {"length", num_finished_length_},
+       {"abort", num_finished_abort_},
+       {"error", num_finished_error_}}};
+  for (const auto& [reason, n] : finished) {
+    out.sample("request_success_total", "finished_reason=\"" + std::string(reason) + "\"",
+               std::to_string(n));
+  }
+  out.family("http_responses_total", "counter", "HTTP responses by status class.");
+  const std::array<std::pair<const char*, std::uint64_t>, 3> responses = {
+      {{"2xx", num_responses_2xx_}, {"4xx", num_responses_4xx_}, {"5xx", num_responses_5xx_}}};
+  for (const auto& [code, n] : responses) {
+    out.sample("http_responses_total", "code=\"" + std::string(code) + "\"", std::to_string(n));
+  }
+
+  out.histogram_family("time_to_first_token_seconds",
+                       "Time from request arrival to its first token leaving.", ttft_);
+  out.histogram_family("inter_token_latency_seconds", "Time between tokens sent to a client.",
+                       itl_);
+  out.histogram_family("e2e_request_latency_seconds",
+                       "Time from request arrival to its last token leaving.", e2e_);
+  out.histogram_family("request_queue_time_seconds", "Time a request waited before its first step.",
+                       queue_);
+  out.histogram_family("iteration_tokens_total", "Tokens (prompt + generated) per engine step.",
+                       stats.iteration_tokens);
+  return std::move(out).take();
+}
+
+}  // namespace pagedserve::net

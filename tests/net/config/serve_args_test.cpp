@@ -1,0 +1,111 @@
+// The `pagedserve serve` command line: one flag per key, the file first, flags over it.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "net/config/serve_args.h"
+#include "tests/net/config/temp_file.h"
+
+namespace pagedserve::net {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::temp_file;
+
+result<serve_args> parse(std::vector<std::string_view> args) { return parse_serve_args(args); }
+
+std::string parse_error(std::vector<std::string_view> args) {
+  auto r = parse_serve_args(args);
+  return r ? "" : r.err().message;
+}
+
+TEST(ServeArgs, NoArgumentsGiveTheDefaults) {
+  auto r = parse({});
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_FALSE(r->help);
+  EXPECT_EQ(r->config.port, 8000);
+  EXPECT_TRUE(r->config.engine.model_dir.empty());
+}
+
+TEST(ServeArgs, FlagsAreTheKeysWithDashes) {
+  auto r = parse({"--max-num-seqs", "8", "--port=0", "--model", "/models/x", "--api-key", "k",
+                  "--gpu-memory-utilization", "0.8", "--scheduling-policy", "priority"});
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(r->config.engine.sched.max_num_seqs, 8u);
+  EXPECT_EQ(r->config.port, 0);
+  EXPECT_EQ(r->config.engine.model_dir, "/models/x");
+  EXPECT_EQ(r->config.api_key, "k");
+  EXPECT_DOUBLE_EQ(r->config.gpu_memory_utilization, 0.8);
+  EXPECT_EQ(r->config.engine.sched.policy, sched::scheduling_policy::priority);
+  EXPECT_EQ(flag_name("max_num_batched_tokens"), "max-num-batched-tokens");
+}
+
+TEST(ServeArgs, BooleansTakeAValueOrStandAlone) {
+  auto off = parse({"--enable-prefix-caching", "false", "--enable-chunked-prefill=no"});
+  ASSERT_TRUE(off) << off.err().message;
+  EXPECT_FALSE(off->config.engine.sched.enable_prefix_caching);
+  EXPECT_FALSE(off->config.engine.sched.enable_chunked_prefill);
+
+  auto bare = parse({"--no-enable-prefix-caching", "--enable-prefix-caching", "--port", "9"});
+  ASSERT_TRUE(bare) << bare.err().message;
+  EXPECT_TRUE(bare->config.engine.sched.enable_prefix_caching);  // the last flag wins
+  EXPECT_EQ(bare->config.port, 9);
+
+  auto negated = parse({"--no-enable-chunked-prefill", "--max-num-batched-tokens", "4096",
+                        "--max-model-len", "4096"});
+  ASSERT_TRUE(negated) << negated.err().message;
+  EXPECT_FALSE(negated->config.engine.sched.enable_chunked_prefill);
+}
+
+TEST(ServeArgs, FlagsOverrideTheFileWhereverConfigAppears) {
+  temp_file file("serve.yaml", "port: 9000\nmax_num_seqs: 4\nhost: 0.0.0.0\n");
+  const std::string path = file.path().string();
+  auto r = parse({"--port", "9100", "--config", path});
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(r->config.port, 9100);
+  EXPECT_EQ(r->config.engine.sched.max_num_seqs, 4u);
+  EXPECT_EQ(r->config.host, "0.0.0.0");
+}
+
+TEST(ServeArgs, ErrorsNameTheFlag) {
+  EXPECT_EQ(parse_error({"--max-num-seqs", "zero"}),
+            "--max-num-seqs: max_num_seqs: expected a non-negative integer, got 'zero'");
+  EXPECT_EQ(parse_error({"--max-num-seq", "8"}),
+            "unknown option '--max-num-seq' (pagedserve serve --help lists them)");
+  EXPECT_EQ(parse_error({"--port"}), "--port needs a value");
+  EXPECT_EQ(parse_error({"--no-port"}),
+            "unknown option '--no-port' (pagedserve serve --help lists them)");
+  EXPECT_EQ(parse_error({"--no-enable-prefix-caching=true"}),
+            "--no-enable-prefix-caching takes no value");
+  EXPECT_EQ(parse_error({"serve.yaml"}), "unexpected argument 'serve.yaml' (flags start with --)");
+  EXPECT_EQ(parse_error({"--config"}), "--config needs a file");
+  EXPECT_THAT(parse_error({"--model", "/m", "--model-config", "/m/config.json"}),
+              HasSubstr("invalid configuration: model_dir"));
+}
+
+TEST(ServeArgs, FileErrorsNameTheKeyAndTheFile) {
+  temp_file file("serve.yaml", "max_batch: 4\n");
+  const std::string path = file.path().string();
+  EXPECT_THAT(parse_error({"--config", path}), HasSubstr("unknown key 'max_batch' in " + path));
+}
+
+TEST(ServeArgs, HelpListsEveryFlagWithItsDefault) {
+  auto r = parse({"--port", "notanumber", "--help"});
+  ASSERT_TRUE(r);  // --help wins over everything else
+  EXPECT_TRUE(r->help);
+  const std::string usage = serve_usage();
+  for (const config_key_info& info : config_keys()) {
+    EXPECT_THAT(usage, HasSubstr("--" + flag_name(info.key) + " ")) << info.key;
+  }
+  EXPECT_THAT(usage, HasSubstr("--max-num-seqs VALUE\n      most sequences running in one step "
+                               "(default: 256)"));
+  EXPECT_THAT(usage, HasSubstr("--enable-prefix-caching [true|false]"));
+  EXPECT_THAT(usage, HasSubstr("--config FILE"));
+}
+
+}  // namespace
+}  // namespace pagedserve::net

@@ -1,0 +1,216 @@
+// /metrics text: exact families and samples, cumulative histogram buckets, label escaping,
+// and promtool's own parser and linter as the judge of the format.
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "net/config/server_metrics.h"
+#include "tests/net/config/temp_file.h"
+
+namespace pagedserve::net {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// sample line without its value -> value, for samples whose line starts with `name`.
+std::map<std::string, std::string> samples(const std::string& text, const std::string& name) {
+  std::map<std::string, std::string> out;
+  for (const std::string& line : lines_of(text)) {
+    if (!line.starts_with(name)) continue;
+    const std::size_t space = line.rfind(' ');
+    out[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return out;
+}
+
+engine_stats some_stats() {
+  engine_stats s;
+  s.num_running = 3;
+  s.num_waiting = 7;
+  s.kv_usage = 0.25;
+  s.prefix_cache_queries = 1000;
+  s.prefix_cache_hits = 640;
+  s.num_preemptions = 2;
+  s.num_prompt_tokens = 5000;
+  s.num_generation_tokens = 1200;
+  s.iteration_tokens.observe(1);
+  s.iteration_tokens.observe(100);
+  s.iteration_tokens.observe(20000);
+  return s;
+}
+
+TEST(ServerMetrics, GaugesAndCountersCarryTheEngineFigures) {
+  server_metrics m;
+  const std::string text = m.render(some_stats(), "demo");
+  for (const char* line : {
+           "# TYPE pagedserve:num_requests_running gauge",
+           "pagedserve:num_requests_running{model_name=\"demo\"} 3",
+           "pagedserve:num_requests_waiting{model_name=\"demo\"} 7",
+           "pagedserve:kv_cache_usage_perc{model_name=\"demo\"} 0.25",
+           "# TYPE pagedserve:prefix_cache_queries_total counter",
+           "pagedserve:prefix_cache_queries_total{model_name=\"demo\"} 1000",
+           "pagedserve:prefix_cache_hits_total{model_name=\"demo\"} 640",
+           "pagedserve:num_preemptions_total{model_name=\"demo\"} 2",
+           "pagedserve:prompt_tokens_total{model_name=\"demo\"} 5000",
+           "pagedserve:generation_tokens_total{model_name=\"demo\"} 1200",
+       }) {
+    EXPECT_THAT(lines_of(text), ::testing::Contains(std::string(line))) << line;
+  }
+}
+
+TEST(ServerMetrics, EveryFamilyHasHelpAndType) {
+  server_metrics m;
+  const std::string text = m.render(engine_stats{}, "m");
+  for (const char* family :
+       {"num_requests_running", "num_requests_waiting", "kv_cache_usage_perc",
+        "prefix_cache_queries_total", "prefix_cache_hits_total", "num_preemptions_total",
+        "prompt_tokens_total", "generation_tokens_total", "request_success_total",
+        "http_responses_total", "time_to_first_token_seconds", "inter_token_latency_seconds",
+        "e2e_request_latency_seconds", "request_queue_time_seconds", "iteration_tokens_total"}) {
+    EXPECT_THAT(text, HasSubstr(std::string("# HELP pagedserve:") + family + " ")) << family;
+    EXPECT_THAT(text, HasSubstr(std::string("# TYPE pagedserve:") + family + " ")) << family;
+  }
+}
+
+TEST(ServerMetrics, CountsFinishedRequestsAndResponsesByKind) {
+  server_metrics m;
+  m.count_request_finished("stop");
+  m.count_request_finished("stop");
+  m.count_request_finished("length");
+  m.count_request_finished("abort");
+  m.count_http_response(200);
+  m.count_http_response(204);
+  m.count_http_response(404);
+  m.count_http_response(429);
+  m.count_http_response(503);
+  m.count_http_response(101);  // WebSocket upgrade: not counted
+  const auto finished = samples(m.render(engine_stats{}, "m"), "pagedserve:request_success");
+  EXPECT_EQ(
+      finished.at("pagedserve:request_success_total{model_name=\"m\",finished_reason=\"stop\"}"),
+      "2");
+  EXPECT_EQ(
+      finished.at("pagedserve:request_success_total{model_name=\"m\",finished_reason=\"length\"}"),
+      "1");
+  EXPECT_EQ(
+      finished.at("pagedserve:request_success_total{model_name=\"m\",finished_reason=\"abort\"}"),
+      "1");
+  EXPECT_EQ(
+      finished.at("pagedserve:request_success_total{model_name=\"m\",finished_reason=\"error\"}"),
+      "0");
+  const auto codes = samples(m.render(engine_stats{}, "m"), "pagedserve:http_responses");
+  EXPECT_EQ(codes.at("pagedserve:http_responses_total{model_name=\"m\",code=\"2xx\"}"), "2");
+  EXPECT_EQ(codes.at("pagedserve:http_responses_total{model_name=\"m\",code=\"4xx\"}"), "2");
+  EXPECT_EQ(codes.at("pagedserve:http_responses_total{model_name=\"m\",code=\"5xx\"}"), "1");
+}
+
+TEST(ServerMetrics, HistogramBucketsAreCumulative) {
+  server_metrics m;
+  // Bounds (vLLM's): ... 0.001, 0.005, 0.01, 0.02, 0.04, 0.06 ... 2560, then +Inf.
+  for (double v : {0.003, 0.005, 0.05, 3000.0}) m.observe_time_to_first_token(v);
+  const auto ttft =
+      samples(m.render(engine_stats{}, "m"), "pagedserve:time_to_first_token_seconds");
+  const std::string b = "pagedserve:time_to_first_token_seconds_bucket{model_name=\"m\",le=";
+  EXPECT_EQ(ttft.at(b + "\"0.001\"}"), "0");
+  EXPECT_EQ(ttft.at(b + "\"0.005\"}"), "2");  // le: 0.005 itself falls in this bucket
+  EXPECT_EQ(ttft.at(b + "\"0.04\"}"), "2");
+  EXPECT_EQ(ttft.at(b + "\"0.06\"}"), "3");
+  EXPECT_EQ(ttft.at(b + "\"2560\"}"), "3");
+  EXPECT_EQ(ttft.at(b + "\"+Inf\"}"), "4");
+  EXPECT_EQ(ttft.at("pagedserve:time_to_first_token_seconds_count{model_name=\"m\"}"), "4");
+  EXPECT_DOUBLE_EQ(
+      std::stod(ttft.at("pagedserve:time_to_first_token_seconds_sum{model_name=\"m\"}")), 3000.058);
+  EXPECT_EQ(ttft.size(), 24u + 2u);  // 23 bounds + Inf, sum, count
+}
+
+TEST(ServerMetrics, EachHistogramGetsItsOwnObservations) {
+  server_metrics m;
+  m.observe_inter_token_latency(0.02);
+  m.observe_e2e_latency(1.0);
+  m.observe_e2e_latency(2.0);
+  m.observe_queue_time(0.0);
+  const std::string text = m.render(some_stats(), "m");
+  const auto count = [&](const std::string& name) {
+    return samples(text, name + "_count").at(name + "_count{model_name=\"m\"}");
+  };
+  EXPECT_EQ(count("pagedserve:inter_token_latency_seconds"), "1");
+  EXPECT_EQ(count("pagedserve:e2e_request_latency_seconds"), "2");
+  EXPECT_EQ(count("pagedserve:request_queue_time_seconds"), "1");
+  EXPECT_EQ(count("pagedserve:time_to_first_token_seconds"), "0");
+  EXPECT_EQ(count("pagedserve:iteration_tokens_total"), "3");
+  const auto iteration = samples(text, "pagedserve:iteration_tokens_total_bucket");
+  const std::string b = "pagedserve:iteration_tokens_total_bucket{model_name=\"m\",le=";
+  EXPECT_EQ(iteration.at(b + "\"1\"}"), "1");
+  EXPECT_EQ(iteration.at(b + "\"64\"}"), "1");
+  EXPECT_EQ(iteration.at(b + "\"128\"}"), "2");
+  EXPECT_EQ(iteration.at(b + "\"16384\"}"), "2");
+  EXPECT_EQ(iteration.at(b + "\"+Inf\"}"), "3");
+}
+
+TEST(ServerMetrics, EscapesTheModelName) {
+  server_metrics m;
+  const std::string text = m.render(engine_stats{}, "a\"b\\c\nd");
+  EXPECT_THAT(text, HasSubstr("pagedserve:num_requests_running{model_name=\"a\\\"b\\\\c\\nd\"} 0"));
+}
+
+// Runs promtool check metrics on the text; returns its exit status and output.
+std::pair<int, std::string> promtool_check(const std::string& text) {
+  testing::temp_file file("metrics.txt", text);
+  const std::string command = "promtool check metrics < '" + file.path().string() + "' 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string output;
+  std::array<char, 512> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
+  const int raw = ::pclose(pipe);
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, output};
+}
+
+// promtool parses the text (exit 1 on a format error) and lints it (exit 3 on findings).
+// Two findings are deliberate, both from keeping vLLM's names so its dashboards work:
+// the "pagedserve:" namespace (':' is legal, but reserved for recording rules by
+// convention) and the histogram iteration_tokens_total (vLLM's name ends in _total).
+TEST(ServerMetrics, PromtoolAcceptsTheText) {
+  if (std::system("command -v promtool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "promtool not installed (Debian package prometheus, scripts/install-deps.sh)";
+  }
+  server_metrics m;
+  m.observe_time_to_first_token(0.2);
+  m.observe_inter_token_latency(0.01);
+  m.count_request_finished("stop");
+  m.count_http_response(200);
+  const auto [code, output] = promtool_check(m.render(some_stats(), "meta-llama/Llama-3.2-1B"));
+  ASSERT_TRUE(code == 0 || code == 3) << "promtool exit " << code << ":\n" << output;
+  for (const std::string& line : lines_of(output)) {
+    const bool colon = line.ends_with("metric names should not contain ':'");
+    const bool iteration_total =
+        line ==
+        "pagedserve:iteration_tokens_total non-counter metrics should not have \"_total\" suffix";
+    EXPECT_TRUE(colon || iteration_total) << "promtool: " << line;
+  }
+}
+
+TEST(ServerMetrics, PromtoolRejectsBrokenText) {
+  if (std::system("command -v promtool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "promtool not installed (Debian package prometheus, scripts/install-deps.sh)";
+  }
+  // Guards the test above: a malformed exposition must fail with exit code 1.
+  const auto [code, output] = promtool_check("# TYPE x counter\nx{a=\"b} 1\n");
+  EXPECT_EQ(code, 1) << output;
+}
+
+}  // namespace
+}  // namespace pagedserve::net
