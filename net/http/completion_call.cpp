@@ -1,0 +1,179 @@
+#include "net/http/completion_call.h"
+
+#include <ctime>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+namespace pagedserve::net {
+namespace {
+
+// For the per-request count: error > abort > length > stop.
+int severity(finish_kind kind) {
+  switch (kind) {
+    case finish_kind::stop:
+      return 0;
+    case finish_kind::length:
+      return 1;
+    case finish_kind::cancelled:
+      return 2;
+    case finish_kind::error:
+      return 3;
+  }
+  return 3;
+}
+
+double seconds_between(steady_clock::time_point from, steady_clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+}  // namespace
+
+completion_call::completion_call(call_output& out, server_context& ctx, api_request request,
+                                 steady_clock::time_point arrival)
+    : out_(out),
+      ctx_(ctx),
+      request_(std::move(request)),
+      builder_(request_, ctx.model.tok, make_response_id(request_.kind),
+               static_cast<std::int64_t>(std::time(nullptr))),
+      registration_(ctx.calls),
+      arrival_(arrival),
+      last_token_(request_.prompts.size() * request_.n) {}
+
+completion_call::~completion_call() {
+  cancel_all();
+  if (!counted_ && !refused_) {
+    counted_ = true;
+    ctx_.metrics.count_request_finished("abort");
+  }
+}
+
+void completion_call::start() {
+  submissions_.reserve(request_.prompts.size());
+  for (std::size_t i = 0; i < request_.prompts.size(); ++i) {
+    submissions_.push_back(out_.submit(i, request_.prompts[i].request));
+  }
+}
+
+void completion_call::on_accepted(std::size_t prompt, const result<request_id>& id) {
+  if (finished_ || refused_) return;
+  if (!id.ok()) {
+    spdlog::debug("prompt {} refused by the engine: {}", prompt, id.err().message);
+    refuse(id.err());
+    return;
+  }
+  ++num_accepted_;
+  if (num_accepted_ == request_.prompts.size() && request_.stream && !abandoned_) ensure_head();
+}
+
+void completion_call::on_event(std::size_t prompt, const engine_event& event) {
+  if (finished_ || refused_ || prompt >= request_.prompts.size()) return;
+  if (const auto* chunk = std::get_if<token_chunk>(&event)) {
+    on_chunk(prompt, *chunk);
+  } else {
+    on_final(prompt, std::get<request_final>(event));
+  }
+}
+
+void completion_call::on_chunk(std::size_t prompt, const token_chunk& chunk) {
+  if (!chunk.token_ids.empty()) {
+    const auto now = steady_clock::now();
+    const std::size_t choice = prompt * request_.n + chunk.index;
+    if (!first_token_seen_) {
+      first_token_seen_ = true;
+      ctx_.metrics.observe_time_to_first_token(seconds_between(arrival_, now));
+    }
+    if (choice < last_token_.size()) {
+      if (last_token_[choice]) {
+        ctx_.metrics.observe_inter_token_latency(seconds_between(*last_token_[choice], now));
+      }
+      last_token_[choice] = now;
+    }
+  }
+  std::vector<std::string> payloads;
+  builder_.on_chunk(prompt, chunk, payloads);
+  emit(payloads);
+}
+
+void completion_call::on_final(std::size_t prompt, const request_final& final) {
+  if (severity(final.reason) > severity(worst_)) worst_ = final.reason;
+  if (final.queue_time_s > 0.0) ctx_.metrics.observe_queue_time(final.queue_time_s);
+  std::vector<std::string> payloads;
+  builder_.on_final(prompt, final, payloads);
+  emit(payloads);
+  if (builder_.done()) complete();
+}
+
+void completion_call::emit(std::vector<std::string>& payloads) {
+  if (!request_.stream || abandoned_) return;
+  for (std::string& payload : payloads) {
+    if (head_sent_) {
+      out_.send_event(payload);
+    } else {
+      pending_.push_back(std::move(payload));
+    }
+  }
+}
+
+void completion_call::ensure_head() {
+  if (head_sent_) return;
+  head_sent_ = true;
+  out_.begin_event_stream();
+  for (const std::string& payload : pending_) out_.send_event(payload);
+  pending_.clear();
+}
+
+void completion_call::complete() {
+  finished_ = true;
+  ctx_.metrics.observe_e2e_latency(seconds_between(arrival_, steady_clock::now()));
+  count_finished();
+  if (abandoned_) return;
+  const std::optional<std::string>& engine_error = builder_.error_message();
+  if (request_.stream) {
+    ensure_head();
+    if (engine_error) {
+      out_.send_event(to_body(internal_error(*engine_error)));
+    } else {
+      for (const std::string& payload : builder_.finish()) out_.send_event(payload);
+    }
+    out_.end_event_stream();
+    return;
+  }
+  if (engine_error) {
+    out_.respond_error(internal_error(*engine_error));
+  } else {
+    std::vector<std::string> body = builder_.finish();
+    out_.respond_json(200, body.empty() ? std::string("{}") : std::move(body.front()));
+  }
+}
+
+void completion_call::refuse(const error& err) {
+  refused_ = true;
+  finished_ = true;
+  cancel_all();
+  if (abandoned_) return;
+  const api_error answer = to_api_error(err);
+  if (!head_sent_) {
+    out_.respond_error(answer);
+    return;
+  }
+  out_.send_event(to_body(answer));
+  out_.end_event_stream();
+}
+
+void completion_call::abandon() {
+  abandoned_ = true;
+  cancel_all();
+}
+
+void completion_call::cancel_all() {
+  for (const submission& s : submissions_) s.cancel();
+}
+
+void completion_call::count_finished() {
+  if (counted_) return;
+  counted_ = true;
+  ctx_.metrics.count_request_finished(finish_reason_name(worst_));
+}
+
+}  // namespace pagedserve::net

@@ -1,0 +1,65 @@
+#include "net/http/http_responses.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+
+namespace pagedserve::net {
+namespace {
+
+namespace http = boost::beast::http;
+
+constexpr std::string_view server_name = "pagedserve";
+
+}  // namespace
+
+std::string make_response(const response_head& head, std::string_view content_type,
+                          std::string body) {
+  http::response<http::string_body> res{static_cast<http::status>(head.status), 11};
+  res.set(http::field::server, server_name);
+  res.set(http::field::content_type, content_type);
+  if (!head.allow.empty()) res.set(http::field::allow, head.allow);
+  res.keep_alive(head.keep_alive);
+  res.body() = std::move(body);
+  res.prepare_payload();
+  std::ostringstream out;
+  out << res;
+  return std::move(out).str();
+}
+
+std::string make_error_response(const response_head& head, const api_error& err) {
+  return make_response(head, "application/json", to_body(err));
+}
+
+std::string make_event_stream_head(bool keep_alive) {
+  http::response<http::empty_body> res{http::status::ok, 11};
+  res.set(http::field::server, server_name);
+  res.set(http::field::content_type, "text/event-stream");
+  res.set(http::field::cache_control, "no-cache");
+  res.keep_alive(keep_alive);
+  res.chunked(true);
+  std::ostringstream out;
+  out << res.base();
+  return std::move(out).str();
+}
+
+std::string make_event_chunk(std::string_view payload) {
+  constexpr std::string_view prefix = "data: ";
+  constexpr std::string_view suffix = "\n\n";
+  const std::size_t size = prefix.size() + payload.size() + suffix.size();
+  char size_hex[24];
+  const int n = std::snprintf(size_hex, sizeof size_hex, "%zx\r\n", size);
+  std::string chunk;
+  chunk.reserve(static_cast<std::size_t>(n) + size + 2);
+  chunk.append(size_hex, static_cast<std::size_t>(n));
+  chunk.append(prefix).append(payload).append(suffix).append("\r\n");
+  return chunk;
+}
+
+std::string_view last_chunk() { return "0\r\n\r\n"; }
+
+}  // namespace pagedserve::net

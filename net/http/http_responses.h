@@ -1,0 +1,28 @@
+#pragma once
+// http_responses: the bytes of HTTP/1.1 responses as the session's write queue holds them.
+// Complete responses and the event-stream header are serialized by Beast; an event stream's
+// body is chunked transfer encoding (RFC 9112 §7.1), one chunk per SSE event.
+
+#include <string>
+#include <string_view>
+
+#include "net/openai/api_error.h"
+
+namespace pagedserve::net {
+
+struct response_head {
+  unsigned status = 200;
+  bool keep_alive = true;
+  std::string_view allow;  // 405: the Allow header
+};
+
+[[nodiscard]] std::string make_response(const response_head& head, std::string_view content_type,
+                                        std::string body);
+[[nodiscard]] std::string make_error_response(const response_head& head, const api_error& err);
+// 200, text/event-stream, no-cache, chunked.
+[[nodiscard]] std::string make_event_stream_head(bool keep_alive);
+// One chunk holding "data: <payload>\n\n".
+[[nodiscard]] std::string make_event_chunk(std::string_view payload);
+[[nodiscard]] std::string_view last_chunk();  // ends a chunked body
+
+}  // namespace pagedserve::net

@@ -1,0 +1,201 @@
+// http_session: dispatch of a parsed request to its handler, the small handlers, and the
+// call_output side that completion_call writes through.
+
+#include <ctime>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <boost/json.hpp>
+
+#include "net/http/engine_bridge.h"
+#include "net/http/http_responses.h"
+#include "net/http/http_session.h"
+#include "net/http/websocket_session.h"
+
+namespace pagedserve::net {
+namespace {
+
+std::string_view to_std(beast::string_view s) { return {s.data(), s.size()}; }
+
+api_error shutting_down() {
+  return api_error{503, "the server is shutting down", "service_unavailable", {}, {}};
+}
+
+}  // namespace
+
+void http_session::handle_request() {
+  const auto& req = parser_->get();
+  keep_alive_ = req.keep_alive() && !ctx_.draining.load();
+  request_line_ =
+      std::string(to_std(req.method_string())) + " " + std::string(to_std(req.target()));
+  const route_outcome match = match_route(req.method(), to_std(req.target()));
+  if (const auto* miss = std::get_if<route_error>(&match)) {
+    answer_error(miss->error, miss->allow);
+    return;
+  }
+  const route r = std::get<route>(match);
+  if (needs_api_key(r)) {
+    if (auto denied = check_api_key(ctx_.config.api_key, to_std(req[http::field::authorization]))) {
+      answer_error(*denied);
+      return;
+    }
+  }
+  handle_route(r);
+}
+
+void http_session::handle_route(route r) {
+  switch (r) {
+    case route::health:
+      handle_health();
+      return;
+    case route::models:
+      handle_models();
+      return;
+    case route::metrics:
+      handle_metrics();
+      return;
+    case route::completions:
+    case route::chat_completions:
+      handle_completion(r);
+      return;
+    case route::stream:
+      upgrade_to_websocket();
+      return;
+  }
+}
+
+void http_session::handle_health() {
+  if (ctx_.draining.load()) {
+    answer_error(shutting_down());
+  } else {
+    answer(200, "application/json", "{}");
+  }
+}
+
+void http_session::handle_models() {
+  const engine_model_info& info = ctx_.eng.model();
+  boost::json::object model{{"id", ctx_.model.served_model_name},
+                            {"object", "model"},
+                            {"created", static_cast<std::int64_t>(ctx_.started_at)},
+                            {"owned_by", "pagedserve"},
+                            {"max_model_len", info.max_model_len}};
+  boost::json::object list{{"object", "list"}, {"data", boost::json::array{std::move(model)}}};
+  answer(200, "application/json", boost::json::serialize(list));
+}
+
+void http_session::handle_metrics() {
+  std::weak_ptr<http_session> weak = shared_from_this();
+  const std::uint64_t serial = serial_;
+  ctx_.eng.stats_async([weak, serial](engine_stats stats) {
+    if (auto self = weak.lock()) {
+      boost::asio::post(self->get_executor(), [self, serial, stats = std::move(stats)] {
+        self->on_stats(serial, stats);
+      });
+    }
+  });
+}
+
+void http_session::on_stats(std::uint64_t serial, const engine_stats& stats) {
+  if (closed_ || !active_ || serial != serial_) return;
+  answer(200, "text/plain; version=0.0.4",
+         ctx_.metrics.render(stats, ctx_.model.served_model_name));
+}
+
+void http_session::handle_completion(route r) {
+  if (ctx_.draining.load()) {
+    answer_error(shutting_down());
+    return;
+  }
+  boost::json::error_code ec;
+  const boost::json::value body = boost::json::parse(parser_->get().body(), ec);
+  if (ec) {
+    answer_error(bad_request("the body is not valid JSON: " + ec.message()));
+    return;
+  }
+  parse_outcome parsed = r == route::completions ? parse_completion_request(body, ctx_.model)
+                                                 : parse_chat_request(body, ctx_.model);
+  if (auto* err = std::get_if<api_error>(&parsed)) {
+    answer_error(*err);
+    return;
+  }
+  call_output& out = *this;
+  call_ = std::make_unique<completion_call>(out, ctx_, std::move(std::get<api_request>(parsed)),
+                                            arrival_);
+  call_->start();
+}
+
+void http_session::upgrade_to_websocket() {
+  if (!beast::websocket::is_upgrade(parser_->get())) {
+    answer_error(
+        api_error{426, "/v1/stream expects a WebSocket upgrade", "invalid_request_error", {}, {}});
+    return;
+  }
+  if (ctx_.draining.load()) {
+    answer_error(shutting_down());
+    return;
+  }
+  // This session hands its socket and connection slot over and ends here.
+  closed_ = true;
+  active_ = false;
+  ctx_.metrics.count_http_response(101);
+  spdlog::debug("{} -> 101 (WebSocket)", request_line_);
+  auto ws = std::make_shared<websocket_session>(stream_.release_socket(), ctx_, std::move(slot_));
+  ws->run(parser_->release());
+}
+
+void http_session::answer(unsigned status, std::string_view content_type, std::string body) {
+  status_ = status;
+  ctx_.metrics.count_http_response(status);
+  enqueue(make_response(response_head{status, keep_alive_, {}}, content_type, std::move(body)),
+          true);
+}
+
+void http_session::answer_error(const api_error& err, std::string_view allow) {
+  status_ = err.status;
+  if (err.status >= 500) {
+    spdlog::warn("{} -> {}: {}", request_line_, err.status, err.message);
+  } else {
+    spdlog::debug("{} -> {}: {}", request_line_, err.status, err.message);
+  }
+  ctx_.metrics.count_http_response(err.status);
+  enqueue(make_error_response(response_head{err.status, keep_alive_, allow}, err), true);
+}
+
+void http_session::respond_json(unsigned status, std::string body) {
+  answer(status, "application/json", std::move(body));
+}
+
+void http_session::respond_error(const api_error& err) { answer_error(err); }
+
+void http_session::begin_event_stream() {
+  status_ = 200;
+  ctx_.metrics.count_http_response(200);
+  enqueue(make_event_stream_head(keep_alive_), false);
+}
+
+void http_session::send_event(std::string_view payload) {
+  enqueue(make_event_chunk(payload), false);
+}
+
+void http_session::end_event_stream() {
+  enqueue(make_event_chunk("[DONE]") + std::string(last_chunk()), true);
+}
+
+submission http_session::submit(std::size_t prompt, generation_request request) {
+  return submit_to_session(ctx_.eng, std::move(request), shared_from_this(), serial_, prompt);
+}
+
+void http_session::on_accepted(std::uint64_t call, std::size_t prompt,
+                               const result<request_id>& id) {
+  if (call_ && call == serial_) call_->on_accepted(prompt, id);
+}
+
+void http_session::on_engine_event(std::uint64_t call, std::size_t prompt,
+                                   const engine_event& event, std::uint64_t estimate) {
+  queued_bytes_.fetch_sub(estimate);
+  if (call_ && call == serial_) call_->on_event(prompt, event);
+}
+
+}  // namespace pagedserve::net

@@ -1,0 +1,130 @@
+#pragma once
+// http_session: one HTTP/1.1 connection. Requests are handled one at a time, in order;
+// bytes of pipelined requests wait in the read buffer (bounded: reading pauses past
+// max_header_bytes + max_body_bytes buffered) and are parsed once the current response is
+// queued. While a request is in progress a read stays pending on the socket, so a client
+// that disconnects is seen at once and its engine requests are cancelled.
+//
+// Reads: waiting for a request's first byte is bounded by idle_timeout_s; from there the
+// header and body must arrive within read_timeout_s (beast::tcp_stream::expires_after).
+// Writes: a queue with exactly one async_write in flight; each write must finish within
+// idle_timeout_s. More than ws_max_send_queue_bytes queued (an SSE client reading too slowly)
+// cancels the call and closes the connection.
+//
+// Everything runs on the session's strand; engine events arrive through engine_bridge.h.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "net/http/completion_call.h"
+#include "net/http/router.h"
+#include "net/http/server_context.h"
+
+namespace pagedserve::net {
+
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+
+class http_session final : public std::enable_shared_from_this<http_session>,
+                           public closable_session,
+                           private call_output {
+ public:
+  http_session(tcp::socket socket, server_context& ctx, connection_slot slot);
+  ~http_session() override;
+
+  void run();
+  void close_for_shutdown() override;
+
+  // engine_bridge.h entry points.
+  [[nodiscard]] beast::tcp_stream::executor_type get_executor() { return stream_.get_executor(); }
+  [[nodiscard]] std::atomic<std::uint64_t>& queued_bytes() { return queued_bytes_; }
+  void on_accepted(std::uint64_t call, std::size_t prompt, const result<request_id>& id);
+  void on_engine_event(std::uint64_t call, std::size_t prompt, const engine_event& event,
+                       std::uint64_t estimate);
+
+ private:
+  struct out_message {
+    std::string bytes;
+    bool ends_response = false;
+  };
+
+  // http_session.cpp: reading, writing, closing.
+  void start_next_read();
+  // One read of whatever bytes arrive (into the request buffer): no expiry while a request
+  // is in progress (it only watches for a disconnect), else the idle or linger deadline.
+  void read_some(std::optional<std::chrono::steady_clock::duration> expiry);
+  void on_bytes(beast::error_code ec, std::size_t n);
+  void read_request();
+  void on_read(beast::error_code ec, std::size_t n);
+  void on_parse_error(beast::error_code ec);
+  void enqueue(std::string bytes, bool ends_response);
+  void write_next();
+  void on_write(beast::error_code ec, std::size_t n);
+  void after_response();
+  void client_gone(std::string_view why);
+  void close_now();
+  [[nodiscard]] bool pipeline_full() const;
+
+  // http_routes.cpp: dispatch and the handlers.
+  void handle_request();
+  void handle_route(route r);
+  void handle_health();
+  void handle_models();
+  void handle_metrics();
+  void on_stats(std::uint64_t serial, const engine_stats& stats);
+  void handle_completion(route r);
+  void upgrade_to_websocket();
+  void answer(unsigned status, std::string_view content_type, std::string body);
+  void answer_error(const api_error& err, std::string_view allow = {});
+
+  // call_output (on the strand).
+  void respond_json(unsigned status, std::string body) override;
+  void respond_error(const api_error& err) override;
+  void begin_event_stream() override;
+  void send_event(std::string_view payload) override;
+  void end_event_stream() override;
+  submission submit(std::size_t prompt, generation_request request) override;
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  server_context& ctx_;
+  connection_slot slot_;
+
+  // The request in progress (active_) and its engine call, if it has one.
+  bool active_ = false;
+  bool keep_alive_ = true;
+  bool close_after_response_ = false;
+  std::string request_line_;  // "METHOD target", for the log line
+  unsigned status_ = 0;
+  std::uint64_t serial_ = 0;  // numbers requests: events of an older one are dropped
+  std::chrono::steady_clock::time_point arrival_;
+  std::unique_ptr<completion_call> call_;
+
+  // Reads: at most one in flight. A response that completes while a read is pending waits
+  // for it (restart_read_ makes its completion start the next request).
+  bool reading_ = false;
+  bool restart_read_ = false;
+  bool closed_ = false;
+  // The last response is written and our side shut down: unread bytes are drained until the
+  // client closes (or a short deadline) so it gets the answer before the connection goes.
+  bool lingering_ = false;
+
+  std::deque<out_message> queue_;
+  bool writing_ = false;
+  std::atomic<std::uint64_t> queued_bytes_{0};
+};
+
+}  // namespace pagedserve::net

@@ -1,0 +1,41 @@
+#pragma once
+// router: method + path → route. Unknown paths are 404, a known path with the wrong method
+// is 405 with an Allow header; /v1/* routes need the API key when one is configured.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include <boost/beast/http/verb.hpp>
+
+#include "net/openai/api_error.h"
+
+namespace pagedserve::net {
+
+enum class route {
+  health,            // GET /health
+  models,            // GET /v1/models
+  metrics,           // GET /metrics
+  completions,       // POST /v1/completions
+  chat_completions,  // POST /v1/chat/completions
+  stream,            // GET /v1/stream (WebSocket upgrade)
+};
+
+struct route_error {
+  api_error error;
+  std::string allow;  // 405: the methods the path accepts
+};
+
+using route_outcome = std::variant<route, route_error>;
+
+// `target` is the request target; a query string is ignored.
+[[nodiscard]] route_outcome match_route(boost::beast::http::verb method, std::string_view target);
+
+[[nodiscard]] bool needs_api_key(route r);
+// The 401 error when `authorization` (the header's value) does not carry "Bearer <api_key>";
+// nothing when api_key is empty or the key matches.
+[[nodiscard]] std::optional<api_error> check_api_key(std::string_view api_key,
+                                                     std::string_view authorization);
+
+}  // namespace pagedserve::net

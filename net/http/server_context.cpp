@@ -1,0 +1,67 @@
+#include "net/http/server_context.h"
+
+#include <vector>
+
+namespace pagedserve::net {
+
+bool session_registry::try_reserve() {
+  std::uint32_t open = num_open_.load();
+  while (open < max_) {
+    if (num_open_.compare_exchange_weak(open, open + 1)) return true;
+  }
+  return false;
+}
+
+void session_registry::release() { num_open_.fetch_sub(1); }
+
+void session_registry::add(const std::shared_ptr<closable_session>& session) {
+  std::lock_guard lock(mutex_);
+  sessions_[session.get()] = session;
+}
+
+void session_registry::remove(const closable_session* session) {
+  std::lock_guard lock(mutex_);
+  sessions_.erase(session);
+}
+
+void session_registry::close_all() {
+  std::vector<std::weak_ptr<closable_session>> open;
+  {
+    std::lock_guard lock(mutex_);
+    open.reserve(sessions_.size());
+    for (auto& [key, weak] : sessions_) open.push_back(weak);
+  }
+  for (auto& weak : open) {
+    if (auto session = weak.lock()) session->close_for_shutdown();
+  }
+}
+
+connection_slot& connection_slot::operator=(connection_slot&& other) noexcept {
+  if (this != &other) {
+    if (registry_ != nullptr) registry_->release();
+    registry_ = other.registry_;
+    other.registry_ = nullptr;
+  }
+  return *this;
+}
+
+connection_slot::~connection_slot() {
+  if (registry_ != nullptr) registry_->release();
+}
+
+void call_counter::add() {
+  std::lock_guard lock(mutex_);
+  ++num_;
+}
+
+void call_counter::remove() {
+  std::lock_guard lock(mutex_);
+  if (--num_ == 0) zero_.notify_all();
+}
+
+bool call_counter::wait_zero(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  return zero_.wait_until(lock, deadline, [&] { return num_ == 0; });
+}
+
+}  // namespace pagedserve::net
