@@ -269,17 +269,8 @@ std::string make_response_id(api_kind kind) {
 }
 
 std::string_view finish_reason_name(finish_kind kind) {
-  switch (kind) {
-    case finish_kind::length:
-      return "length";
-    case finish_kind::stop:
-      return "stop";
-    case finish_kind::cancelled:
-      return "abort";
-    case finish_kind::error:
-      return "error";
-  }
-  return "error";
+  // OpenAI/vLLM call a cancelled request "abort"; the other names are the engine's own.
+  return kind == finish_kind::cancelled ? "abort" : to_string(kind);
 }
 
 }  // namespace pagedserve::net
