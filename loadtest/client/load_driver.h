@@ -1,0 +1,56 @@
+#pragma once
+// The load driver (Boost.Beast, one io_context on one thread): sends each request of a
+// workload at its arrival time (loadtest/core/arrivals.h), at most max_concurrency at once
+// (later arrivals wait for a free slot, as vLLM's semaphore does), over a fresh TCP
+// connection each (TCP_NODELAY), streams the SSE response and timestamps every chunk the
+// moment its bytes are read. Warm-up requests (the first workload requests, cycled) run
+// first, one at a time, and are left out of the records. No request is ever dropped: each
+// ends as a request_record, failed or not.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loadtest/core/arrivals.h"
+#include "loadtest/core/bench_request.h"
+#include "loadtest/core/request_body.h"
+#include "loadtest/core/request_record.h"
+#include "loadtest/core/server_url.h"
+#include "runtime/core/result.h"
+
+namespace pagedserve::loadtest {
+
+struct driver_options {
+  server_url server;
+  std::string path = "/v1/completions";  // or /v1/chat/completions
+  std::optional<std::string> api_key;    // "Authorization: Bearer <key>"
+  body_options body;                     // body.kind follows `path`
+  arrival_spec arrivals;
+  std::size_t max_concurrency = 0;  // 0: unlimited
+  std::size_t num_warmups = 0;
+  std::uint64_t seed = 0;            // arrival times
+  double request_timeout_s = 600.0;  // whole request
+  double read_timeout_s = 120.0;     // no byte for this long = timeout
+  double connect_timeout_s = 10.0;
+};
+
+struct run_result {
+  std::vector<request_record> records;  // one per workload request, in workload order
+  double duration_s = 0.0;              // first send to last record
+};
+
+// Called on the driver's thread after each measured request ends (not for warm-ups).
+using progress_callback = std::function<void(std::size_t done, std::size_t failed)>;
+
+[[nodiscard]] run_result run_load(const std::vector<bench_request>& workload,
+                                  const driver_options& options,
+                                  const progress_callback& on_progress = {});
+
+// GET /v1/models and return the first model's id (what vLLM's bench does without --model).
+[[nodiscard]] result<std::string> fetch_first_model_id(const server_url& server,
+                                                       const std::optional<std::string>& api_key,
+                                                       double timeout_s);
+
+}  // namespace pagedserve::loadtest

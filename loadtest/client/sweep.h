@@ -1,0 +1,39 @@
+#pragma once
+// A sweep: the same workload run once per setting, each run a sweep_point. Over request rates
+// against a running server, or over one server config key (max_num_seqs,
+// gpu_memory_utilization, ...) when the sweep starts `pagedserve serve` itself for each value
+// (a fresh server per point, so no point inherits another's cache or queue).
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loadtest/client/load_driver.h"
+#include "loadtest/client/server_process.h"
+#include "loadtest/core/report.h"
+#include "loadtest/core/summary.h"
+
+namespace pagedserve::loadtest {
+
+struct sweep_spec {
+  // Empty: sweep request rates ("inf" allowed) against options.server.
+  // Otherwise a server config key (snake_case, as in the YAML): one server per value.
+  std::string server_key;
+  std::vector<std::string> values;
+  server_launch launch;  // used when server_key is set (its overrides get --<key> <value>)
+};
+
+// Called before each point with its label ("request_rate=4"), e.g. to reset a progress bar.
+using point_callback = std::function<void(const std::string& label, std::size_t num_requests)>;
+
+// Fails on a bad value (rate not a positive number or "inf") or a server that does not start;
+// request failures inside a point are part of its summary, never a sweep error.
+[[nodiscard]] result<std::vector<sweep_point>> run_sweep(const std::vector<bench_request>& workload,
+                                                         const driver_options& options,
+                                                         const sweep_spec& spec,
+                                                         const slo_spec& slo,
+                                                         const point_callback& on_point = {},
+                                                         const progress_callback& on_progress = {});
+
+}  // namespace pagedserve::loadtest

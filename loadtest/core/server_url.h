@@ -1,0 +1,21 @@
+#pragma once
+// server_url: "http://host:port" (path ignored) split for a TCP client. Only plain http.
+
+#include <string>
+#include <string_view>
+
+#include "runtime/core/result.h"
+
+namespace pagedserve::loadtest {
+
+struct server_url {
+  std::string host;
+  std::string port = "80";
+  [[nodiscard]] std::string to_string() const { return "http://" + host + ":" + port; }
+};
+
+// Accepts "http://h:p", "http://h:p/", "http://h" (port 80), "h:p" and "[::1]:p"; rejects
+// https (with a message saying TLS is not supported) and anything without a host.
+[[nodiscard]] result<server_url> parse_server_url(std::string_view text);
+
+}  // namespace pagedserve::loadtest
