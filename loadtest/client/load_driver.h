@@ -5,7 +5,10 @@
 // connection each (TCP_NODELAY), streams the SSE response and timestamps every chunk the
 // moment its bytes are read. Warm-up requests (the first workload requests, cycled) run
 // first, one at a time, and are left out of the records. No request is ever dropped: each
-// ends as a request_record, failed or not.
+// ends as a request_record, failed or not. The host is resolved once per run; requests due
+// at once are started one by one, each once the previous one's bytes are sent, so no
+// request's TTFT includes the others' connection set-up. A workload with token-id prompts
+// for the chat route is a broken precondition (run_load aborts): check_request_kind first.
 
 #include <cstdint>
 #include <functional>

@@ -8,9 +8,11 @@
 #include <boost/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "loadtest/core/bench_request.h"
 #include "loadtest/core/stream_chunk.h"
+#include "runtime/core/result.h"
 
 namespace pagedserve::loadtest {
 
@@ -22,6 +24,11 @@ struct body_options {
   std::optional<std::uint64_t> seed;  // sent per request as seed + index when set
   boost::json::object extra;          // merged over the generated fields
 };
+
+// Fails, naming the first such request, when a token-id prompt would go to chat (which takes
+// text only). Callers check a workload with it before a run; make_request_body and run_load
+// treat such a request as a broken precondition and abort.
+[[nodiscard]] status check_request_kind(const std::vector<bench_request>& workload, api_kind kind);
 
 [[nodiscard]] std::string make_request_body(const bench_request& request, std::size_t index,
                                             const body_options& options);

@@ -11,7 +11,12 @@ namespace pagedserve::loadtest {
 struct server_url {
   std::string host;
   std::string port = "80";
-  [[nodiscard]] std::string to_string() const { return "http://" + host + ":" + port; }
+  // An IPv6 host is written in brackets, as in the Host header.
+  [[nodiscard]] std::string host_port() const {
+    const bool ipv6 = host.find(':') != std::string::npos;
+    return (ipv6 ? "[" + host + "]" : host) + ":" + port;
+  }
+  [[nodiscard]] std::string to_string() const { return "http://" + host_port(); }
 };
 
 // Accepts "http://h:p", "http://h:p/", "http://h" (port 80), "h:p" and "[::1]:p"; rejects
