@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "loadtest/client/load_driver.h"
@@ -22,7 +23,16 @@ struct sweep_spec {
   std::string server_key;
   std::vector<std::string> values;
   server_launch launch;  // used when server_key is set (its overrides get --<key> <value>)
+  // With server_key set and options.body.model empty, each point's model is the first one
+  // its server lists (fetch_first_model_id).
 };
+
+// A request rate as given on a command line: a positive number, or "inf" (all at once).
+[[nodiscard]] result<double> parse_request_rate(std::string_view text);
+
+// A point from one run: its summary and the TTFT and ITL values (ms) of completed requests.
+[[nodiscard]] sweep_point make_sweep_point(std::string x_label, std::string x_value,
+                                           const run_result& run, const slo_spec& slo);
 
 // Called before each point with its label ("request_rate=4"), e.g. to reset a progress bar.
 using point_callback = std::function<void(const std::string& label, std::size_t num_requests)>;
