@@ -192,15 +192,15 @@ class request_session : public std::enable_shared_from_this<request_session> {
       succeed();
       return false;
     }
-    if (chunk->num_text_choices > 0) {
-      if (record_.num_text_chunks == 0) {
+    if (chunk->num_token_choices > 0) {
+      if (record_.num_token_chunks == 0) {
         record_.ttft_s = seconds_between(start_, now);
       } else {
         record_.itl_s.push_back(seconds_between(last_token_, now));
       }
       last_token_ = now;
-      ++record_.num_text_chunks;
-      num_text_choices_ += chunk->num_text_choices;
+      ++record_.num_token_chunks;
+      num_token_choices_ += chunk->num_token_choices;
     }
     if (chunk->usage) {
       record_.usage_reported = true;
@@ -213,7 +213,7 @@ class request_session : public std::enable_shared_from_this<request_session> {
   void succeed() {
     if (!record_.usage_reported) {
       record_.prompt_tokens = known_prompt_tokens_;
-      record_.output_tokens = num_text_choices_;
+      record_.output_tokens = num_token_choices_;
     }
     finish(failure_kind::none, "");
   }
@@ -265,7 +265,7 @@ class request_session : public std::enable_shared_from_this<request_session> {
   std::array<char, read_chunk_bytes> chunk_{};
   sse_decoder decoder_;
   std::vector<std::string> events_;
-  std::uint64_t num_text_choices_ = 0;
+  std::uint64_t num_token_choices_ = 0;
   std::string error_body_;
 };
 

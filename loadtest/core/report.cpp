@@ -94,6 +94,7 @@ boost::json::object to_json(const run_summary& s) {
   obj["first_errors"] = std::move(errors);
   obj["peak_concurrency"] = s.peak_concurrency;
   obj["all_usage_reported"] = s.all_usage_reported;
+  obj["num_without_token_timing"] = s.num_without_token_timing;
   return obj;
 }
 
@@ -106,6 +107,9 @@ std::string format_summary_table(const run_summary& s, const std::string& title)
   out += line("Total generated tokens:", std::to_string(s.total_output_tokens));
   if (!s.all_usage_reported) {
     out += line("Token counts:", "some from text chunks (no usage)");
+  }
+  if (s.num_without_token_timing > 0) {
+    out += line("Requests without token timing:", std::to_string(s.num_without_token_timing));
   }
   out += line("Request throughput (req/s):", fixed(s.request_throughput));
   if (s.goodput) {

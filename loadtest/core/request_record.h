@@ -11,7 +11,7 @@
 namespace pagedserve::loadtest {
 
 enum class failure_kind {
-  none,          // succeeded: [DONE] (or the end of a non-streamed body) was received
+  none,          // succeeded: [DONE] was received
   connect,       // resolve or connect failed
   http_status,   // a status other than 200; `error` carries the body's message
   stream_error,  // the stream carried an error object
@@ -28,15 +28,17 @@ struct request_record {
   failure_kind failure = failure_kind::none;
   int http_status = 0;  // 0 when no status line was received
   std::string error;    // empty on success
-  // Arrival of the first chunk carrying generated text (or token ids); 0 when none came.
+  // Arrival of the first chunk carrying tokens (stream_chunk::num_token_choices); 0 when none
+  // came (then the request has no TTFT, TPOT or ITL: a server that sent its whole output in
+  // the final chunk tells nothing about when tokens were made).
   double ttft_s = 0.0;
   double e2e_s = 0.0;  // until [DONE] or the failure
-  // Every gap between successive text-carrying chunks (size = chunks - 1).
+  // Every gap between successive token-carrying chunks (size = chunks - 1).
   std::vector<double> itl_s;
   std::uint64_t prompt_tokens = 0;  // usage.prompt_tokens, else the ids sent
-  std::uint64_t output_tokens = 0;  // usage.completion_tokens, else the text chunks counted
+  std::uint64_t output_tokens = 0;  // usage.completion_tokens, else token choices counted
   bool usage_reported = false;      // counts come from the server's usage object
-  std::uint64_t num_text_chunks = 0;
+  std::uint64_t num_token_chunks = 0;
 
   [[nodiscard]] bool ok() const { return failure == failure_kind::none; }
 };

@@ -17,26 +17,41 @@ error bad_chunk(std::string_view why, std::string_view data) {
                     "bad stream chunk (" + std::string(why) + "): " + quoted);
 }
 
-// The length of a string field, 0 when it is absent or null; false when it is another type.
-bool text_length(const json::object& object, std::string_view key, std::size_t& length) {
+// What one choice of a chunk says.
+struct choice_view {
+  bool has_text = false;  // the route's text field is a string (possibly empty)
+  std::size_t bytes = 0;
+  bool announces_role = false;  // chat: delta.role is set
+  bool finishes = false;        // finish_reason is not null
+
+  // A token arrival: text, or an empty text that is neither the chat role announcement nor
+  // the finish marker (a token whose text is held back, e.g. an incomplete UTF-8 sequence).
+  [[nodiscard]] bool carries_tokens() const {
+    return has_text && (bytes > 0 || (!announces_role && !finishes));
+  }
+};
+
+// Adds a string field's length to `view`; false when the field is there but not a string.
+bool add_text(const json::object& object, std::string_view key, choice_view& view) {
   const json::value* value = object.if_contains(key);
-  length = 0;
   if (value == nullptr || value->is_null()) {
     return true;
   }
   if (!value->is_string()) {
     return false;
   }
-  length = value->get_string().size();
+  view.has_text = true;
+  view.bytes += value->get_string().size();
   return true;
 }
 
-// Text bytes one choice carries for the route; false when the choice is malformed.
-bool choice_text(const json::object& choice, api_kind kind, std::size_t& bytes) {
+// False when the choice is malformed for the route.
+bool read_choice(const json::object& choice, api_kind kind, choice_view& view) {
+  const json::value* finish = choice.if_contains("finish_reason");
+  view.finishes = finish != nullptr && !finish->is_null();
   if (kind == api_kind::completions) {
-    return text_length(choice, "text", bytes);
+    return add_text(choice, "text", view);
   }
-  bytes = 0;
   const json::value* delta = choice.if_contains("delta");
   if (delta == nullptr || delta->is_null()) {
     return true;
@@ -44,14 +59,10 @@ bool choice_text(const json::object& choice, api_kind kind, std::size_t& bytes) 
   if (!delta->is_object()) {
     return false;
   }
-  std::size_t content = 0;
-  std::size_t reasoning = 0;
-  if (!text_length(delta->get_object(), "content", content) ||
-      !text_length(delta->get_object(), "reasoning_content", reasoning)) {
-    return false;
-  }
-  bytes = content + reasoning;
-  return true;
+  const json::value* role = delta->get_object().if_contains("role");
+  view.announces_role = role != nullptr && !role->is_null();
+  return add_text(delta->get_object(), "content", view) &&
+         add_text(delta->get_object(), "reasoning_content", view);
 }
 
 std::optional<std::uint64_t> count_of(const json::object& usage, std::string_view key) {
@@ -118,14 +129,13 @@ result<stream_chunk> parse_stream_chunk(std::string_view data, api_kind kind) {
   static const json::array no_choices;
   const json::array& list = choices != nullptr ? choices->get_array() : no_choices;
   for (const json::value& choice : list) {
-    std::size_t bytes = 0;
-    if (!choice.is_object() || !choice_text(choice.get_object(), kind, bytes)) {
+    choice_view view;
+    if (!choice.is_object() || !read_choice(choice.get_object(), kind, view)) {
       return bad_chunk("a choice without the route's text field", data);
     }
-    chunk.num_text_choices += bytes > 0 ? 1 : 0;
-    chunk.text_bytes += bytes;
-    const json::value* finish = choice.get_object().if_contains("finish_reason");
-    chunk.has_finish_reason |= finish != nullptr && !finish->is_null();
+    chunk.num_token_choices += view.carries_tokens() ? 1 : 0;
+    chunk.text_bytes += view.bytes;
+    chunk.has_finish_reason |= view.finishes;
   }
   if (usage != nullptr && !usage->is_null()) {
     const json::object* counts = usage->if_object();

@@ -21,9 +21,12 @@ struct usage_counts {
 };
 
 struct stream_chunk {
-  bool done = false;                  // the "[DONE]" sentinel
-  std::optional<std::string> error;   // {"error": {"message": ...}} (or a bare message)
-  std::size_t num_text_choices = 0;   // choices whose text/content is not empty
+  bool done = false;                 // the "[DONE]" sentinel
+  std::optional<std::string> error;  // {"error": {"message": ...}} (or a bare message)
+  // Choices that carry tokens: text/content that is not empty, or empty text that is neither
+  // chat's role announcement nor a finish marker (servers such as vLLM, and ours, send a chunk
+  // per token even when its text is held back). TTFT and ITL are taken at these chunks.
+  std::size_t num_token_choices = 0;
   std::size_t text_bytes = 0;         // their text, summed
   std::optional<usage_counts> usage;  // a non-null usage object
   bool has_finish_reason = false;     // some choice has a non-null finish_reason

@@ -21,10 +21,12 @@ double tpot_s(const request_record& r) {
 }
 
 // A completed request is good when every given SLO holds (vLLM counts a one-token request's
-// TPOT as 0).
+// TPOT as 0). Without token timing the first token is only known to have come by the end.
 bool meets_slo(const request_record& r, const slo_spec& slo) {
-  const double tpot = r.output_tokens > 1 ? ms(tpot_s(r)) : 0.0;
-  return (!slo.ttft_ms || ms(r.ttft_s) <= *slo.ttft_ms) && (!slo.tpot_ms || tpot <= *slo.tpot_ms) &&
+  const bool timed = r.num_token_chunks > 0;
+  const double tpot = timed && r.output_tokens > 1 ? ms(tpot_s(r)) : 0.0;
+  const double ttft = ms(timed ? r.ttft_s : r.e2e_s);
+  return (!slo.ttft_ms || ttft <= *slo.ttft_ms) && (!slo.tpot_ms || tpot <= *slo.tpot_ms) &&
          (!slo.e2el_ms || ms(r.e2e_s) <= *slo.e2el_ms);
 }
 
@@ -119,19 +121,23 @@ run_summary summarize_run(const std::vector<request_record>& records, double dur
       continue;
     }
     ++s.completed;
+    if (slo.any() && meets_slo(r, slo)) {
+      ++s.num_good_requests;
+    }
     s.total_input_tokens += r.prompt_tokens;
     s.total_output_tokens += r.output_tokens;
     s.all_usage_reported = s.all_usage_reported && r.usage_reported;
-    ttft.push_back(ms(r.ttft_s));
     e2el.push_back(ms(r.e2e_s));
+    if (r.num_token_chunks == 0) {  // no token was seen arriving: no TTFT, TPOT or ITL
+      ++s.num_without_token_timing;
+      continue;
+    }
+    ttft.push_back(ms(r.ttft_s));
     if (r.output_tokens > 1) {
       tpot.push_back(ms(tpot_s(r)));
     }
     for (double gap : r.itl_s) {
       itl.push_back(ms(gap));
-    }
-    if (slo.any() && meets_slo(r, slo)) {
-      ++s.num_good_requests;
     }
   }
   count_failures(records, s);

@@ -54,6 +54,9 @@ struct run_summary {
   std::uint64_t total_input_tokens = 0;                 // of completed requests
   std::uint64_t total_output_tokens = 0;                // of completed requests
   bool all_usage_reported = true;  // false: some counts are text chunks, not tokens
+  // Completed requests whose stream carried no token chunk before the end (the whole output in
+  // the final chunk): they count in E2E and throughput but have no TTFT, TPOT or ITL.
+  std::size_t num_without_token_timing = 0;
   double request_throughput = 0.0;
   double output_throughput = 0.0;
   double total_token_throughput = 0.0;

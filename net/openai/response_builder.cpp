@@ -81,7 +81,9 @@ void response_builder::on_chunk(std::size_t prompt_index, const token_chunk& chu
       logprobs = boost::json::object{{"content", std::move(content)}};
     }
   }
-  if (text.empty() && logprobs.is_null()) return;  // nothing a client could see
+  // A chunk per token event even when its text is held back (incomplete UTF-8, a possible
+  // stop string), as vLLM does: clients time tokens by chunks (TTFT, ITL).
+  if (num_tokens == 0 && text.empty() && logprobs.is_null()) return;
   payloads.push_back(stream_payload(stream_choice(c, std::move(text), std::move(logprobs))));
 }
 

@@ -95,7 +95,7 @@ void expect_exact_counts(const std::vector<bench_request>& workload, const run_r
     EXPECT_EQ(record.http_status, 200);
     EXPECT_EQ(record.usage_reported, usage_expected);
     EXPECT_EQ(record.output_tokens, num_tokens);
-    EXPECT_EQ(record.num_text_chunks, num_tokens);
+    EXPECT_EQ(record.num_token_chunks, num_tokens);
     const std::uint64_t prompt_tokens = workload[i].has_token_ids()
                                             ? workload[i].prompt_token_ids.size()
                                             : workload[i].prompt_text.size();
@@ -257,7 +257,7 @@ TEST(LoadDriver, EveryFailureIsRecordedWithItsKindAndMessage) {
     EXPECT_GT(record.e2e_s, 0.0);
   }
   EXPECT_EQ(run.records[1].http_status, 500);
-  EXPECT_EQ(run.records[2].num_text_chunks, 3U);
+  EXPECT_EQ(run.records[2].num_token_chunks, 3U);
   EXPECT_GE(run.records[3].e2e_s, 0.3);
 
   options.server.port = closed_port();

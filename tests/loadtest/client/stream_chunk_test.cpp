@@ -21,7 +21,7 @@ TEST(StreamChunk, CompletionsTextChoices) {
       R"({"id":"c","object":"text_completion","choices":[{"index":0,"text":"Hi ","logprobs":null,"finish_reason":null},{"index":1,"text":"","finish_reason":"length"}]})",
       api_kind::completions);
   EXPECT_FALSE(chunk.done);
-  EXPECT_EQ(chunk.num_text_choices, 1U);
+  EXPECT_EQ(chunk.num_token_choices, 1U);
   EXPECT_EQ(chunk.text_bytes, 3U);
   EXPECT_TRUE(chunk.has_finish_reason);
   EXPECT_FALSE(chunk.usage);
@@ -33,21 +33,46 @@ TEST(StreamChunk, ChatDeltasCountContentAndReasoningButNotTheRoleChunk) {
       parse_ok(
           R"({"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]})",
           api_kind::chat_completions)
-          .num_text_choices,
+          .num_token_choices,
       0U);
   const stream_chunk chunk = parse_ok(
       R"({"choices":[{"index":0,"delta":{"content":"ab"}},{"index":1,"delta":{"reasoning_content":"xyz","content":null}}]})",
       api_kind::chat_completions);
-  EXPECT_EQ(chunk.num_text_choices, 2U);
+  EXPECT_EQ(chunk.num_token_choices, 2U);
   EXPECT_EQ(chunk.text_bytes, 5U);
   EXPECT_FALSE(chunk.has_finish_reason);
+}
+
+// A token whose text is held back (incomplete UTF-8, a possible stop string) still arrives as
+// a chunk with empty text; only the role announcement and a bare finish marker are not tokens.
+TEST(StreamChunk, EmptyTextCountsAsATokenUnlessItIsARoleOrFinishMarker) {
+  EXPECT_EQ(
+      parse_ok(R"({"choices":[{"index":0,"text":"","finish_reason":null}]})", api_kind::completions)
+          .num_token_choices,
+      1U);
+  EXPECT_EQ(parse_ok(R"({"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]})",
+                     api_kind::chat_completions)
+                .num_token_choices,
+            1U);
+  EXPECT_EQ(parse_ok(R"({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})",
+                     api_kind::chat_completions)
+                .num_token_choices,
+            0U);
+  EXPECT_EQ(parse_ok(R"({"choices":[{"index":0,"delta":{"content":""},"finish_reason":"length"}]})",
+                     api_kind::chat_completions)
+                .num_token_choices,
+            0U);
+  EXPECT_EQ(parse_ok(R"({"choices":[{"index":0,"text":"x","finish_reason":"length"}]})",
+                     api_kind::completions)
+                .num_token_choices,
+            1U);
 }
 
 TEST(StreamChunk, UsageOnlyFinalChunkHasEmptyChoices) {
   const stream_chunk chunk = parse_ok(
       R"({"id":"c","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":16,"total_tokens":28}})",
       api_kind::completions);
-  EXPECT_EQ(chunk.num_text_choices, 0U);
+  EXPECT_EQ(chunk.num_token_choices, 0U);
   ASSERT_TRUE(chunk.usage);
   EXPECT_EQ(chunk.usage->prompt_tokens, 12U);
   EXPECT_EQ(chunk.usage->completion_tokens, 16U);

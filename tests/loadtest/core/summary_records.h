@@ -21,7 +21,7 @@ inline request_record completed_record(std::size_t index, double start_s, double
   r.prompt_tokens = prompt_tokens;
   r.output_tokens = output_tokens;
   r.usage_reported = true;
-  r.num_text_chunks = output_tokens;
+  r.num_token_chunks = output_tokens;
   return r;
 }
 

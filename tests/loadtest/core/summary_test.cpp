@@ -120,6 +120,24 @@ TEST(LoadtestSummary, GoodputCountsRequestsMeetingEverySlo) {
   EXPECT_NEAR(*both.goodput, 0.5, eps);
 }
 
+// A stream whose whole output came in its final chunk says nothing about when tokens were made:
+// the request counts in E2E, tokens and throughput, not in TTFT, TPOT or ITL.
+TEST(LoadtestSummary, RequestsWithoutTokenChunksHaveNoTokenTiming) {
+  std::vector<request_record> records = {completed_record(0, 0.0, 0.1, 0.5, {0.2, 0.2}, 4, 3),
+                                         completed_record(1, 0.0, 0.0, 0.9, {}, 4, 5)};
+  records[1].num_token_chunks = 0;
+  const run_summary s = summarize_run(records, 1.0, {.ttft_ms = 500, .tpot_ms = {}, .e2el_ms = {}});
+  EXPECT_EQ(s.completed, 2U);
+  EXPECT_EQ(s.num_without_token_timing, 1U);
+  EXPECT_EQ(s.total_output_tokens, 8U);
+  EXPECT_EQ(s.ttft_ms.count, 1U);
+  EXPECT_NEAR(s.ttft_ms.mean, 100.0, eps);
+  EXPECT_EQ(s.tpot_ms.count, 1U);
+  EXPECT_EQ(s.e2el_ms.count, 2U);
+  // Its first token is only known to have come by the end (900 ms > 500 ms): not good.
+  EXPECT_EQ(s.num_good_requests, 1U);
+}
+
 TEST(LoadtestSummary, CountsFromTextChunksAreFlagged) {
   auto records = sample_records();
   records[1].usage_reported = false;

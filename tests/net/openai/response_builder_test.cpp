@@ -366,12 +366,18 @@ TEST(response_builder, ErrorsAreReportedAndMapToFinishReasonError) {
   EXPECT_EQ(body.at("choices").at(1).at("finish_reason").as_string(), "error");
 }
 
-TEST(response_builder, AChunkWithNothingVisibleSendsNothing) {
+// As vLLM does: clients time tokens by chunks, so a token whose text is held back (e.g. a
+// possible stop string) still gets a chunk, with empty text.
+TEST(response_builder, AChunkWhoseTextIsHeldBackIsStillSentWithEmptyText) {
   const api_request r = parse_ok(C, R"({"prompt":"Hello","stream":true})");
   response_builder b(r, llama3().tok.get(), "cmpl-h", k_created);
   std::vector<std::string> payloads;
-  b.on_chunk(0, chunk(0, {9906}, ""), payloads);  // text held back (e.g. a stop prefix)
-  EXPECT_TRUE(payloads.empty());
+  b.on_chunk(0, chunk(0, {9906}, ""), payloads);
+  ASSERT_EQ(payloads.size(), 1U);
+  const json::object body = parsed(payloads[0]);
+  const json::object& choice = body.at("choices").at(0).as_object();
+  EXPECT_EQ(choice.at("text").as_string(), "");
+  EXPECT_TRUE(choice.at("finish_reason").is_null());
 }
 
 TEST(response_builder, MinusInfinityIsSentAsMinus9999) {
