@@ -24,7 +24,7 @@ result<double> parse_milliseconds(std::string_view text, std::string_view word) 
   return value;
 }
 
-result<std::vector<bench_request>> load_or_generate(const bench_args& args) {
+result<std::vector<bench_request>> load_or_generate(const bench_args& args, std::uint64_t seed) {
   auto ids = parse_token_id_range(args.token_id_range);
   if (!ids) return ids.err();
   if (args.dataset_name == "jsonl") {
@@ -39,7 +39,7 @@ result<std::vector<bench_request>> load_or_generate(const bench_args& args) {
     spec.suffix_len = args.shared_prefix_suffix_len;
     spec.output_len = args.shared_prefix_output_len;
     spec.ids = *ids;
-    return make_shared_prefix_workload(spec, args.seed);
+    return make_shared_prefix_workload(spec, seed);
   }
   random_workload_spec spec;
   spec.num_requests = args.num_prompts.value_or(1000);
@@ -48,7 +48,7 @@ result<std::vector<bench_request>> load_or_generate(const bench_args& args) {
   spec.range_ratio = args.random_range_ratio;
   spec.prefix_len = args.random_prefix_len;
   spec.ids = *ids;
-  return make_random_workload(spec, args.seed);
+  return make_random_workload(spec, seed);
 }
 
 std::filesystem::path default_server_binary() {
@@ -111,8 +111,11 @@ result<std::vector<std::string>> parse_list(const std::string& text) {
   return items;
 }
 
-result<std::vector<bench_request>> make_workload(const bench_args& args) {
-  auto requests = load_or_generate(args);
+bool workload_is_generated(const bench_args& args) { return args.dataset_name != "jsonl"; }
+
+result<std::vector<bench_request>> make_workload(const bench_args& args,
+                                                 std::uint64_t seed_offset) {
+  auto requests = load_or_generate(args, args.seed + seed_offset);
   if (!requests) return requests.err();
   workload_shaping shaping;
   if (args.dataset_name != "random") shaping.limit = args.num_prompts;

@@ -20,7 +20,12 @@ namespace pagedserve::loadtest {
 // "a,b,c" -> {"a", "b", "c"}; spaces around items are dropped, empty items refused.
 [[nodiscard]] result<std::vector<std::string>> parse_list(const std::string& text);
 
-[[nodiscard]] result<std::vector<bench_request>> make_workload(const bench_args& args);
+// The workload of --dataset-*; generated ones use --seed + seed_offset (new prompts, same
+// distributions).
+[[nodiscard]] result<std::vector<bench_request>> make_workload(const bench_args& args,
+                                                               std::uint64_t seed_offset = 0);
+// Whether make_workload can make new prompts (random and shared-prefix; not a JSONL file).
+[[nodiscard]] bool workload_is_generated(const bench_args& args);
 
 // Everything but the server's address and the model, which may need a server first.
 [[nodiscard]] result<driver_options> make_driver_options(const bench_args& args);

@@ -19,6 +19,8 @@ constexpr int exit_ok = 0;
 constexpr int exit_setup_error = 2;
 constexpr int exit_requests_failed = 3;
 constexpr double model_lookup_timeout_s = 30.0;
+// Warm-up prompts come from --seed + this; rate sweep point i from --seed + i.
+constexpr std::uint64_t warmup_seed_offset = 1000003;
 
 int setup_error(const std::string& message) {
   std::fprintf(stderr, "pagedserve-bench: %s\n", message.c_str());
@@ -47,6 +49,16 @@ result<bench_plan> make_plan(const bench_args& args) {
   auto workload = make_workload(args);
   if (!workload) return workload.err();
   plan.workload = std::move(*workload);
+  if (workload_is_generated(args)) {
+    // Prompts of their own for the warm-ups and for each later rate point, so that none
+    // finds its prompt in the prefix cache another run filled (see sweep_spec).
+    auto warmups = make_workload(args, warmup_seed_offset);
+    if (!warmups) return warmups.err();
+    plan.options.warmup_requests = std::move(*warmups);
+    if (plan.sweep.server_key.empty()) {
+      plan.sweep.fresh_workload = [args](std::size_t point) { return make_workload(args, point); };
+    }
+  }
   if (auto kind = check_request_kind(plan.workload, plan.options.body.kind); !kind) {
     return kind.err();
   }

@@ -137,11 +137,14 @@ class measured_run {
   session_clock::time_point last_end_;
 };
 
-// Warm-ups: workload[i % size], one after another; their records are dropped.
+// Warm-ups: options.warmup_requests (else the workload) cycled, one after another; their
+// records are dropped.
 void run_warmups(asio::io_context& io, const std::vector<bench_request>& workload,
                  const driver_options& options, const request_target& target) {
+  const std::vector<bench_request>& source =
+      options.warmup_requests.empty() ? workload : options.warmup_requests;
   for (std::size_t i = 0; i < options.num_warmups; ++i) {
-    const bench_request& request = workload[i % workload.size()];
+    const bench_request& request = source[i % source.size()];
     request_callbacks callbacks{[] {}, [](const request_record&) {}};
     start_request(io, target, request, i, make_request_body(request, i, options.body),
                   session_clock::now(), std::move(callbacks));

@@ -33,6 +33,9 @@ struct driver_options {
   arrival_spec arrivals;
   std::size_t max_concurrency = 0;  // 0: unlimited
   std::size_t num_warmups = 0;
+  // Warm-ups cycle through these; through the workload when empty (then the first measured
+  // requests may find their prompts in the server's prefix cache).
+  std::vector<bench_request> warmup_requests;
   std::uint64_t seed = 0;            // arrival times
   double request_timeout_s = 600.0;  // whole request
   double read_timeout_s = 120.0;     // no byte for this long = timeout

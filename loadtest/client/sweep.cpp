@@ -51,7 +51,7 @@ sweep_point make_sweep_point(std::string x_label, std::string x_value, const run
   // A run whose requests all failed at once can measure 0 s; summarize_run needs > 0.
   point.summary = summarize_run(run.records, std::max(run.duration_s, 1e-9), slo);
   for (const request_record& record : run.records) {
-    if (!record.ok()) continue;
+    if (!record.ok() || record.num_token_chunks == 0) continue;  // no token timing
     point.ttft_ms.push_back(record.ttft_s * 1000.0);
     for (const double gap : record.itl_s) point.itl_ms.push_back(gap * 1000.0);
   }
@@ -91,11 +91,17 @@ result<std::vector<sweep_point>> run_sweep(const std::vector<bench_request>& wor
   std::vector<sweep_point> points;
   for (std::size_t i = 0; i < spec.values.size(); ++i) {
     const std::string& value = spec.values[i];
-    if (on_point) on_point(x_label + "=" + value, workload.size());
+    if (on_point) on_point(x_label + "=" + value, workload.size());  // fresh ones: same size
     if (over_rates) {
       driver_options point_options = options;
       point_options.arrivals.request_rate = rates[i];
-      const run_result run = run_load(workload, point_options, on_progress);
+      std::vector<bench_request> fresh;
+      if (i > 0 && spec.fresh_workload) {
+        auto made = spec.fresh_workload(i);
+        if (!made) return made.err();
+        fresh = std::move(*made);
+      }
+      const run_result run = run_load(fresh.empty() ? workload : fresh, point_options, on_progress);
       points.push_back(make_sweep_point(x_label, value, run, slo));
       continue;
     }

@@ -23,6 +23,12 @@ struct sweep_spec {
   std::string server_key;
   std::vector<std::string> values;
   server_launch launch;  // used when server_key is set (its overrides get --<key> <value>)
+  // Rate sweeps: point i > 0 runs on fresh_workload(i) when set — new prompts from the same
+  // distributions — because one server serves every point and its prefix cache would hand
+  // later points the prompts of earlier ones (prefill skipped, TTFT understated). Unset (a
+  // JSONL file): every point sends the same requests. Server sweeps start a fresh server per
+  // point and always send the same requests.
+  std::function<result<std::vector<bench_request>>(std::size_t point)> fresh_workload;
   // With server_key set and options.body.model empty, each point's model is the first one
   // its server lists (fetch_first_model_id).
 };

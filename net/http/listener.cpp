@@ -44,6 +44,10 @@ void listener::on_accept(boost::beast::error_code ec, tcp::socket socket) {
     boost::beast::error_code ignored;
     socket.close(ignored);
   } else {
+    // Streams are many small writes: with Nagle's algorithm each would wait for the ACK of the
+    // previous one, which a client's delayed ACK holds back up to 40 ms.
+    boost::beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
     std::make_shared<http_session>(std::move(socket), ctx_, connection_slot(&ctx_.sessions))->run();
   }
   accept_next();
