@@ -38,6 +38,9 @@ void add_workload_options(CLI::App& app, bench_args& a) {
       ->check(CLI::Range(1e-9, 1.0));
   app.add_option("--vocab-size", a.vocab_size, "map token ids to id % V")
       ->check(CLI::PositiveNumber);
+  app.add_option("--tokenizer", a.tokenizer,
+                 "send token-id prompts as text decoded with this tokenizer (a folder with "
+                 "tokenizer.json, or demo); needed for chat with generated workloads");
 }
 
 void add_traffic_options(CLI::App& app, bench_args& a) {

@@ -34,6 +34,7 @@ struct bench_args {
   std::uint32_t shared_prefix_output_len = 64;
   double length_scale = 1.0;
   std::optional<std::int64_t> vocab_size;
+  std::optional<std::string> tokenizer;  // "demo" or a folder: send id prompts as text
   // Traffic
   std::string request_rate = "inf";
   double burstiness = 1.0;

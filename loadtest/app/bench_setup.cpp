@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "loadtest/app/prompt_text.h"
+
 namespace pagedserve::loadtest {
 namespace {
 
@@ -113,15 +115,18 @@ result<std::vector<std::string>> parse_list(const std::string& text) {
 
 bool workload_is_generated(const bench_args& args) { return args.dataset_name != "jsonl"; }
 
-result<std::vector<bench_request>> make_workload(const bench_args& args,
-                                                 std::uint64_t seed_offset) {
+result<std::vector<bench_request>> make_workload(const bench_args& args, std::uint64_t seed_offset,
+                                                 const tokenizer* prompt_tokenizer) {
   auto requests = load_or_generate(args, args.seed + seed_offset);
   if (!requests) return requests.err();
   workload_shaping shaping;
   if (args.dataset_name != "random") shaping.limit = args.num_prompts;
   shaping.length_scale = args.length_scale;
   shaping.vocab_size = args.vocab_size;
-  return shape_workload(std::move(*requests), shaping);
+  auto shaped = shape_workload(std::move(*requests), shaping);
+  if (!shaped || prompt_tokenizer == nullptr) return shaped;
+  if (status decoded = decode_prompts(*shaped, *prompt_tokenizer); !decoded) return decoded.err();
+  return shaped;
 }
 
 result<driver_options> make_driver_options(const bench_args& args) {

@@ -10,6 +10,7 @@
 #include "loadtest/client/sweep.h"
 #include "loadtest/core/summary.h"
 #include "loadtest/core/workload.h"
+#include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve::loadtest {
 
@@ -22,8 +23,10 @@ namespace pagedserve::loadtest {
 
 // The workload of --dataset-*; generated ones use --seed + seed_offset (new prompts, same
 // distributions).
-[[nodiscard]] result<std::vector<bench_request>> make_workload(const bench_args& args,
-                                                               std::uint64_t seed_offset = 0);
+// `prompt_tokenizer` (--tokenizer, loaded once by the caller) turns id prompts into text.
+[[nodiscard]] result<std::vector<bench_request>> make_workload(
+    const bench_args& args, std::uint64_t seed_offset = 0,
+    const tokenizer* prompt_tokenizer = nullptr);
 // Whether make_workload can make new prompts (random and shared-prefix; not a JSONL file).
 [[nodiscard]] bool workload_is_generated(const bench_args& args);
 

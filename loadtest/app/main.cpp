@@ -3,12 +3,14 @@
 // succeeded, 3 when the run finished but some failed, 2 for bad arguments or setup errors.
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "loadtest/app/bench_args.h"
 #include "loadtest/app/bench_output.h"
 #include "loadtest/app/bench_setup.h"
+#include "loadtest/app/prompt_text.h"
 #include "loadtest/client/sweep.h"
 #include "loadtest/core/progress_bar.h"
 
@@ -46,17 +48,25 @@ result<bench_plan> make_plan(const bench_args& args) {
   auto sweep = make_sweep_spec(args);
   if (!sweep) return sweep.err();
   plan.sweep = std::move(*sweep);
-  auto workload = make_workload(args);
+  std::shared_ptr<const tokenizer> prompt_tokenizer;
+  if (args.tokenizer) {
+    auto loaded = load_prompt_tokenizer(*args.tokenizer);
+    if (!loaded) return loaded.err();
+    prompt_tokenizer = std::move(*loaded);
+  }
+  auto workload = make_workload(args, 0, prompt_tokenizer.get());
   if (!workload) return workload.err();
   plan.workload = std::move(*workload);
   if (workload_is_generated(args)) {
     // Prompts of their own for the warm-ups and for each later rate point, so that none
     // finds its prompt in the prefix cache another run filled (see sweep_spec).
-    auto warmups = make_workload(args, warmup_seed_offset);
+    auto warmups = make_workload(args, warmup_seed_offset, prompt_tokenizer.get());
     if (!warmups) return warmups.err();
     plan.options.warmup_requests = std::move(*warmups);
     if (plan.sweep.server_key.empty()) {
-      plan.sweep.fresh_workload = [args](std::size_t point) { return make_workload(args, point); };
+      plan.sweep.fresh_workload = [args, prompt_tokenizer](std::size_t point) {
+        return make_workload(args, point, prompt_tokenizer.get());
+      };
     }
   }
   if (auto kind = check_request_kind(plan.workload, plan.options.body.kind); !kind) {

@@ -149,6 +149,26 @@ TEST_F(BenchApp, ChatRunWithATextWorkload) {
   EXPECT_GT(count(result, "total_input_tokens"), 0U);
 }
 
+// --tokenizer sends generated id prompts as text. Ids 48..142 are the demo tokenizer's bytes
+// 0x20..0x7E (printable ASCII), so each prompt is 32 characters, which the server's byte-level
+// tokenizer encodes as 32 tokens plus BOS; the chat route can then take a random workload.
+TEST_F(BenchApp, TokenizerTurnsGeneratedPromptsIntoTextForBothRoutes) {
+  const std::string text_random =
+      " --dataset-name random --num-prompts 6 --random-input-len 32 --random-output-len 4"
+      " --token-id-range 48:143 --tokenizer demo --ignore-eos --json";
+  const auto completions = run_bench(base_url() + text_random);
+  ASSERT_EQ(completions.exit_status, 0) << completions.out;
+  const json::object c = parse_object(completions.out);
+  EXPECT_EQ(count(c, "completed"), 6U);
+  EXPECT_EQ(count(c, "total_input_tokens"), 6U * 33U);
+  const auto chat = run_bench(base_url() + " --endpoint /v1/chat/completions" + text_random);
+  ASSERT_EQ(chat.exit_status, 0) << chat.out;
+  const json::object h = parse_object(chat.out);
+  EXPECT_EQ(count(h, "completed"), 6U);
+  EXPECT_EQ(count(h, "total_output_tokens"), 6U * 4U);
+  EXPECT_GT(count(h, "total_input_tokens"), 6U * 32U);  // the chat template adds its tokens
+}
+
 TEST_F(BenchApp, RateSweepGivesOnePointPerRateAndDrawsThePlots) {
   const fs::path plots = *dir_ / "plots";
   const auto r = run_bench(base_url() + small_random +
@@ -220,6 +240,7 @@ TEST(BenchAppSetup, BadArgumentsExitWithStatus2AndOneLine) {
       {"--sweep-server-key max_num_seqs --sweep-values 1,2", "--server-config"},
       {unreachable + " --num-prompts 2", "/v1/models"},
       {"--endpoint /v1/chat/completions --model m --num-prompts 2", "chat"},
+      {"--tokenizer /nonexistent --model m --num-prompts 2", "--tokenizer /nonexistent"},
       {"--server-config /nonexistent.yaml --server-binary " + (bin_dir() / "pagedserve").string() +
            " --num-prompts 2",
        "exited"},
