@@ -14,11 +14,10 @@ struct cli_result {
   std::string out;       // stdout; stderr goes to the test log
 };
 
-// `args` is appended to the binary's path and run by the shell (quote paths yourself).
-inline cli_result run_pagedserve(const std::string& args) {
-  const std::filesystem::path binary =
-      std::filesystem::path(PAGEDSERVE_BINARY_DIR) / "bin" / "pagedserve";
-  const std::string command = binary.string() + " " + args;
+// Runs build/bin/<binary> with `args` appended, through the shell (quote paths yourself).
+inline cli_result run_built_binary(const std::string& binary, const std::string& args) {
+  const std::filesystem::path path = std::filesystem::path(PAGEDSERVE_BINARY_DIR) / "bin" / binary;
+  const std::string command = path.string() + " " + args;
   cli_result r;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return r;
@@ -27,6 +26,11 @@ inline cli_result run_pagedserve(const std::string& args) {
   const int raw = pclose(pipe);
   r.exit_status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
+}
+
+// `args` is appended to the binary's path and run by the shell (quote paths yourself).
+inline cli_result run_pagedserve(const std::string& args) {
+  return run_built_binary("pagedserve", args);
 }
 
 }  // namespace pagedserve::testing

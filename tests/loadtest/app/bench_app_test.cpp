@@ -18,6 +18,7 @@
 #include <string>
 
 #include "loadtest/client/server_process.h"
+#include "tests/support/cli_runner.h"
 
 namespace pagedserve::loadtest {
 namespace {
@@ -25,24 +26,13 @@ namespace {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-struct bench_result {
-  int exit_status = -1;
-  std::string out;  // stdout (and stderr when asked)
-};
+using bench_result = pagedserve::testing::cli_result;
 
 fs::path bin_dir() { return fs::path(PAGEDSERVE_BINARY_DIR) / "bin"; }
 
 bench_result run_bench(const std::string& args, bool with_stderr = false) {
-  const std::string command = (bin_dir() / "pagedserve-bench").string() + " --no-progress " + args +
-                              (with_stderr ? " 2>&1" : "");
-  bench_result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char chunk[4096];
-  while (std::fgets(chunk, sizeof chunk, pipe) != nullptr) r.out += chunk;
-  const int raw = pclose(pipe);
-  r.exit_status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  return pagedserve::testing::run_built_binary(
+      "pagedserve-bench", "--no-progress " + args + (with_stderr ? " 2>&1" : ""));
 }
 
 json::object parse_object(const std::string& out) {
