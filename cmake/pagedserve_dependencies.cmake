@@ -1,6 +1,6 @@
 # Third-party dependencies, all from Debian 12 packages (scripts/install-deps.sh).
 find_package(Threads REQUIRED)
-find_package(Boost 1.81 REQUIRED COMPONENTS json)
+find_package(Boost 1.81 REQUIRED COMPONENTS json context)
 find_package(spdlog REQUIRED)
 find_package(GTest REQUIRED)
 find_package(PkgConfig REQUIRED)

@@ -93,6 +93,29 @@ struct gather_rows_params {
   tensor indices;  // [m] i32
 };
 
+// One row's sampling settings as the device reads them: the pipeline of the host sampler
+// (runtime/sampling/sampler.h), step for step. The uniform of the draw is
+// philox_uniform(seed, sequence_index, draw) (runtime/sampling/philox.h), computed on the
+// device.
+struct sampling_row {
+  float temperature = 1.0F;  // below 1e-5: greedy (argmax, lowest id on ties)
+  float top_p = 1.0F;        // 1: off
+  float min_p = 0.0F;        // 0: off
+  std::int32_t top_k = 0;    // <= 0, or >= vocab: off
+  std::uint64_t seed = 0;
+  std::uint64_t sequence_index = 0;
+  std::uint64_t draw = 0;  // draws this sequence made before
+};
+inline constexpr std::int64_t sampling_row_words = sizeof(sampling_row) / 4;
+static_assert(sizeof(sampling_row) % 8 == 0, "rows of an i32 tensor, 8-byte aligned");
+
+// token_ids[r] = the token the host sampler would pick from logits[r] with rows[r].
+struct sample_params {
+  tensor token_ids;  // [rows] i32
+  tensor logits;     // [rows, vocab] f32
+  tensor rows;       // [rows, sampling_row_words] i32: the bytes of sampling_row values
+};
+
 // out = a + b, element-wise; out may alias a or b.
 struct add_params {
   tensor out;

@@ -25,6 +25,8 @@ enum class dtype : std::uint8_t { f32, bf16, f16, i32 };
   return 0;
 }
 
+[[nodiscard]] constexpr bool is_float_type(dtype type) { return type != dtype::i32; }
+
 inline constexpr int max_rank = 4;
 
 struct tensor {

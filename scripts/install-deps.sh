@@ -8,7 +8,7 @@ packages=(
   clang clang-format libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libspdlog-dev libfmt-dev libyaml-cpp-dev libcli11-dev
-  libboost1.81-dev libboost-json1.81-dev
+  libboost1.81-dev libboost-json1.81-dev libboost-context1.81-dev
   libcaf-dev
   libpcre2-dev libutf8proc-dev
   libopenblas-dev

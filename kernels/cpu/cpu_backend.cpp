@@ -24,6 +24,18 @@ buffer cpu_backend::allocate(dtype type, std::initializer_list<std::int64_t> sha
   return buffer(view, std::shared_ptr<void>(memory, std::free));
 }
 
+std::shared_ptr<void> cpu_backend::allocate_host(std::size_t bytes) {
+  const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  void* memory = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
+  KERNEL_CHECK("allocate_host", memory != nullptr);
+  return {memory, std::free};
+}
+
+void cpu_backend::copy(const tensor& dst, const tensor& src) {
+  KERNEL_CHECK("copy", dst.num_bytes() == src.num_bytes());
+  if (dst.num_bytes() != 0) std::memmove(dst.data, src.data, src.num_bytes());
+}
+
 void cpu_backend::fill_zero(const tensor& dst) { std::memset(dst.data, 0, dst.num_bytes()); }
 
 void cpu_backend::copy_from_host(const tensor& dst, const void* src) {

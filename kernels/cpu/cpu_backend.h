@@ -14,9 +14,16 @@ class cpu_backend final : public backend {
   [[nodiscard]] dtype compute_type() const override { return dtype::f32; }
 
   [[nodiscard]] buffer allocate(dtype type, std::initializer_list<std::int64_t> shape) override;
+  [[nodiscard]] std::shared_ptr<void> allocate_host(std::size_t bytes) override;
   void fill_zero(const tensor& dst) override;
   void copy_from_host(const tensor& dst, const void* src) override;
   void copy_to_host(void* dst, const tensor& src) override;
+  // Ops finish before they return, so the asynchronous copies are the synchronous ones.
+  void copy_from_host_async(const tensor& dst, const void* src) override {
+    copy_from_host(dst, src);
+  }
+  void copy_to_host_async(void* dst, const tensor& src) override { copy_to_host(dst, src); }
+  void copy(const tensor& dst, const tensor& src) override;
   void upload_f32(const tensor& dst, std::span<const float> src) override;
 
   void embedding(const embedding_params& p) override;

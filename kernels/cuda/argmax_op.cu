@@ -7,8 +7,8 @@
 
 #include "kernels/check.h"
 #include "kernels/cuda/block_reduce.cuh"
-#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
+#include "kernels/cuda/launch.cuh"
 
 namespace pagedserve::kernels::cuda {
 namespace {
@@ -56,9 +56,8 @@ void argmax_rows(const tensor& logits, const tensor& token_ids, cudaStream_t str
   KERNEL_CHECK("argmax_rows", token_ids.numel() == num_rows && vocab > 0 && vocab <= INT_MAX);
   KERNEL_CHECK("argmax_rows", num_rows < (std::int64_t{1} << 31));
   if (num_rows == 0) return;
-  argmax_kernel<<<static_cast<unsigned int>(num_rows), argmax_threads, 0, stream>>>(
-      token_ids.as<std::int32_t>(), logits.as<const float>(), vocab);
-  CUDA_CHECK_LAUNCH();
+  launch_kernel(argmax_kernel, dim3(static_cast<unsigned int>(num_rows)), dim3(argmax_threads), 0,
+                stream, token_ids.as<std::int32_t>(), logits.as<const float>(), vocab);
 }
 
 }  // namespace pagedserve::kernels::cuda

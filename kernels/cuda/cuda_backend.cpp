@@ -1,74 +1,77 @@
-// cuda_backend: kernels::backend over one CUDA stream. Every op checks its arguments on the
-// host (kernels/cuda/cuda_ops.cuh) and enqueues; memory comes from cudaMalloc.
+// cuda_backend: kernels::backend on a device_runtime (one stream). Every op checks its
+// arguments on the host (kernels/cuda/cuda_ops.cuh) and enqueues; nothing waits but the
+// synchronous copies and synchronize(). The same source builds against the CUDA runtime
+// and against the SIMT emulator (device_runtime.h).
 
 #include "kernels/cuda/cuda_backend.h"
-
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
 
 #include <string>
 #include <vector>
 
 #include "kernels/check.h"
-#include "kernels/cuda/bf16_host.h"
-#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
-#include "kernels/cuda/device_info.h"
+#include "kernels/cuda/device_runtime.h"
+#include "kernels/cuda/half_bits.h"
 
 namespace pagedserve::kernels {
 namespace {
 
-// Frees device memory. A buffer that outlives the CUDA runtime (released during process
-// teardown) finds it unloaded: the driver reclaims that memory anyway, so that is no error.
-void free_device_memory(void* memory) {
-  if (memory == nullptr) return;
-  const cudaError_t err = cudaFree(memory);
-  if (err != cudaSuccess && err != cudaErrorCudartUnloading) {
-    cuda::cuda_failed("cudaFree", cudaGetErrorString(err), __FILE__, __LINE__);
-  }
+void check_linear(const linear_params& p) {
+  const dtype type = p.x.type;
+  KERNEL_CHECK("linear", is_float_type(type));
+  KERNEL_CHECK("linear", p.weight.type == type && p.weight.rank == 2);
+  KERNEL_CHECK("linear", p.out.type == type || p.out.type == dtype::f32);
+  const std::int64_t out_features = p.weight.dim(0);
+  const std::int64_t in_features = p.weight.dim(1);
+  KERNEL_CHECK("linear", in_features > 0 && p.x.numel() % in_features == 0);
+  KERNEL_CHECK("linear", p.out.numel() == p.x.numel() / in_features * out_features);
+  KERNEL_CHECK("linear", p.bias.empty() || p.bias.numel() == out_features);
 }
 
 class cuda_backend final : public backend {
  public:
-  cuda_backend(dtype compute_type, cudaStream_t stream, cublasHandle_t blas)
-      : compute_type_(compute_type), stream_(stream), blas_(blas) {}
+  cuda_backend(dtype compute_type, std::unique_ptr<cuda::device_runtime> runtime)
+      : compute_type_(compute_type), runtime_(std::move(runtime)), stream_(runtime_->stream()) {}
   cuda_backend(const cuda_backend&) = delete;
   cuda_backend& operator=(const cuda_backend&) = delete;
-  ~cuda_backend() override {
-    // Buffers may outlive the backend: they free themselves with cudaFree.
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-    free_device_memory(workspace_);
-    CUBLAS_CHECK(cublasDestroy(blas_));
-    CUDA_CHECK(cudaStreamDestroy(stream_));
-  }
+  // Buffers may outlive the backend; its own workspace goes after the stream has drained.
+  ~cuda_backend() override { runtime_->synchronize(); }
 
   [[nodiscard]] std::string_view name() const override { return "cuda"; }
   [[nodiscard]] dtype compute_type() const override { return compute_type_; }
 
   [[nodiscard]] buffer allocate(dtype type, std::initializer_list<std::int64_t> shape) override {
     tensor view = tensor::make(nullptr, type, shape);
-    const std::size_t bytes = view.num_bytes();
-    void* memory = nullptr;
-    CUDA_CHECK(cudaMalloc(&memory, bytes == 0 ? 256 : bytes));
-    view.data = memory;
-    return buffer(view, std::shared_ptr<void>(memory, free_device_memory));
+    std::shared_ptr<void> memory = runtime_->allocate(view.num_bytes());
+    view.data = memory.get();
+    return buffer(view, std::move(memory));
   }
 
-  void fill_zero(const tensor& dst) override {
-    if (dst.num_bytes() != 0) CUDA_CHECK(cudaMemsetAsync(dst.data, 0, dst.num_bytes(), stream_));
+  [[nodiscard]] std::shared_ptr<void> allocate_host(std::size_t bytes) override {
+    return runtime_->allocate_pinned(bytes);
   }
 
-  // Waits, so the caller may free or reuse `src` as soon as this returns.
+  void fill_zero(const tensor& dst) override { runtime_->fill_zero(dst.data, dst.num_bytes()); }
+
+  // Both wait, so the caller may free or reuse the host memory as soon as they return.
   void copy_from_host(const tensor& dst, const void* src) override {
-    if (dst.num_bytes() == 0) return;
-    CUDA_CHECK(cudaMemcpyAsync(dst.data, src, dst.num_bytes(), cudaMemcpyHostToDevice, stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    copy_from_host_async(dst, src);
+    runtime_->synchronize();
+  }
+  void copy_to_host(void* dst, const tensor& src) override {
+    copy_to_host_async(dst, src);
+    runtime_->synchronize();
   }
 
-  void copy_to_host(void* dst, const tensor& src) override {
-    if (src.num_bytes() == 0) return;
-    CUDA_CHECK(cudaMemcpyAsync(dst, src.data, src.num_bytes(), cudaMemcpyDeviceToHost, stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+  void copy_from_host_async(const tensor& dst, const void* src) override {
+    runtime_->copy_to_device(dst.data, src, dst.num_bytes());
+  }
+  void copy_to_host_async(void* dst, const tensor& src) override {
+    runtime_->copy_to_host(dst, src.data, src.num_bytes());
+  }
+  void copy(const tensor& dst, const tensor& src) override {
+    KERNEL_CHECK("copy", dst.num_bytes() == src.num_bytes());
+    runtime_->copy_on_device(dst.data, src.data, src.num_bytes());
   }
 
   void upload_f32(const tensor& dst, std::span<const float> src) override {
@@ -77,16 +80,23 @@ class cuda_backend final : public backend {
       copy_from_host(dst, src.data());
       return;
     }
-    KERNEL_CHECK("upload_f32", dst.type == dtype::bf16);
+    KERNEL_CHECK("upload_f32", dst.type == dtype::bf16 || dst.type == dtype::f16);
     std::vector<std::uint16_t> bits(src.size());
-    for (std::size_t i = 0; i < src.size(); ++i) bits[i] = cuda::f32_to_bf16_bits(src[i]);
+    for (std::size_t i = 0; i < src.size(); ++i) {
+      bits[i] =
+          dst.type == dtype::bf16 ? cuda::f32_to_bf16_bits(src[i]) : cuda::f32_to_f16_bits(src[i]);
+    }
     copy_from_host(dst, bits.data());
   }
 
   void embedding(const embedding_params& p) override { cuda::embedding(p, stream_); }
   void rms_norm(const rms_norm_params& p) override { cuda::rms_norm(p, stream_); }
   void add_rms_norm(const add_rms_norm_params& p) override { cuda::add_rms_norm(p, stream_); }
-  void linear(const linear_params& p) override { cuda::linear(p, blas_, stream_); }
+  void linear(const linear_params& p) override {
+    check_linear(p);
+    runtime_->gemm(p.out, p.x, p.weight);
+    if (!p.bias.empty()) cuda::bias_add(p.out, p.bias, stream_);
+  }
   void rope(const rope_params& p) override { cuda::rope(p, stream_); }
   void kv_write(const kv_write_params& p) override { cuda::kv_write(p, stream_); }
   void paged_attention(const paged_attention_params& p) override {
@@ -96,72 +106,73 @@ class cuda_backend final : public backend {
   void gather_rows(const gather_rows_params& p) override { cuda::gather_rows(p, stream_); }
   void add(const add_params& p) override { cuda::add(p, stream_); }
 
-  void synchronize() override { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  void synchronize() override { runtime_->synchronize(); }
+
+  [[nodiscard]] std::optional<memory_figures> memory() const override { return runtime_->memory(); }
+
+  [[nodiscard]] std::unique_ptr<captured_ops> capture(const std::function<void()>& ops) override {
+    return runtime_->capture(ops);
+  }
 
   void argmax_rows(const tensor& logits, const tensor& token_ids) {
     cuda::argmax_rows(logits, token_ids, stream_);
   }
+  void fill_uniform(const tensor& dst, std::uint32_t seed, float scale) {
+    cuda::fill_uniform(dst, seed, scale, stream_);
+  }
+  [[nodiscard]] double time_on_stream(const std::function<void()>& ops) {
+    return runtime_->time_on_stream(ops);
+  }
 
  private:
   // Scratch for split-K attention, grown on demand. Growing waits for the stream, so no
-  // enqueued kernel still uses the old allocation when it is freed.
+  // enqueued kernel still uses the old allocation when it is freed. Graph capture needs it
+  // grown beforehand (an eager run of the same shapes does that).
   float* workspace(std::size_t num_floats) {
-    if (num_floats <= workspace_floats_) return workspace_;
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-    free_device_memory(workspace_);
-    workspace_ = nullptr;
-    CUDA_CHECK(cudaMalloc(&workspace_, num_floats * sizeof(float)));
+    if (num_floats <= workspace_floats_) return static_cast<float*>(workspace_.get());
+    runtime_->synchronize();
+    workspace_.reset();
+    workspace_ = runtime_->allocate(num_floats * sizeof(float));
     workspace_floats_ = num_floats;
-    return workspace_;
+    return static_cast<float*>(workspace_.get());
   }
 
   dtype compute_type_;
+  std::unique_ptr<cuda::device_runtime> runtime_;
   cudaStream_t stream_;
-  cublasHandle_t blas_;
-  float* workspace_ = nullptr;
+  std::shared_ptr<void> workspace_;
   std::size_t workspace_floats_ = 0;
 };
 
-error cuda_error(const char* what, cudaError_t err) {
-  return make_error(error_code::unsupported, std::string(what) + ": " + cudaGetErrorString(err));
+cuda_backend& as_cuda(backend& be, const char* what) {
+  auto* impl = dynamic_cast<cuda_backend*>(&be);
+  KERNEL_CHECK(what, impl != nullptr);
+  return *impl;
 }
 
 }  // namespace
 
 result<std::unique_ptr<backend>> make_cuda_backend(const cuda_backend_options& options) {
-  if (options.compute_type != dtype::f32 && options.compute_type != dtype::bf16) {
+  if (!is_float_type(options.compute_type)) {
     return make_error(error_code::invalid_argument,
-                      "the CUDA backend computes in f32 or bf16 only");
+                      "the CUDA backend computes in float32, bfloat16 or float16");
   }
-  std::string why;
-  if (!cuda::query_device(&why)) {
-    return make_error(error_code::unsupported, "no CUDA device: " + why);
-  }
-  if (const cudaError_t err = cudaSetDevice(options.device); err != cudaSuccess) {
-    return cuda_error("cudaSetDevice", err);
-  }
-  cudaStream_t stream = nullptr;
-  if (const cudaError_t err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-      err != cudaSuccess) {
-    return cuda_error("cudaStreamCreate", err);
-  }
-  cublasHandle_t blas = nullptr;
-  if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) {
-    CUDA_CHECK(cudaStreamDestroy(stream));
-    return make_error(error_code::unsupported, "cublasCreate failed");
-  }
-  CUBLAS_CHECK(cublasSetStream(blas, stream));
-  // f32 must match the fp32 reference: pedantic math forbids TF32 and reduced-precision paths.
-  CUBLAS_CHECK(cublasSetMathMode(
-      blas, options.compute_type == dtype::f32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH));
+  auto runtime = cuda::device_runtime::create(options.device, options.compute_type);
+  if (!runtime) return runtime.err();
   return std::unique_ptr<backend>(
-      std::make_unique<cuda_backend>(options.compute_type, stream, blas));
+      std::make_unique<cuda_backend>(options.compute_type, std::move(*runtime)));
 }
 
 void argmax_rows(backend& cuda, const tensor& logits, const tensor& token_ids) {
-  auto* impl = dynamic_cast<cuda_backend*>(&cuda);
-  KERNEL_CHECK("argmax_rows", impl != nullptr);
-  impl->argmax_rows(logits, token_ids);
+  as_cuda(cuda, "argmax_rows").argmax_rows(logits, token_ids);
+}
+
+void fill_uniform(backend& cuda, const tensor& dst, std::uint32_t seed, float scale) {
+  as_cuda(cuda, "fill_uniform").fill_uniform(dst, seed, scale);
+}
+
+double time_on_stream(backend& cuda, const std::function<void()>& ops) {
+  return as_cuda(cuda, "time_on_stream").time_on_stream(ops);
 }
 
 }  // namespace pagedserve::kernels

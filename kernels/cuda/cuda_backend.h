@@ -1,11 +1,17 @@
 #pragma once
-// The CUDA backend (sm_90a): device memory, one stream, one cuBLAS handle. Ops are enqueued
-// on the stream and return at once; copies to the host and `synchronize` wait. No CUDA types
-// in this header: non-CUDA code (the forward, the CLI) includes it.
+// The CUDA backend (sm_90a): device memory, one stream, cuBLAS GEMMs, CUDA graphs. Ops are
+// enqueued on the stream and return at once; copies to the host and `synchronize` wait. No
+// CUDA types in this header: non-CUDA code (the forward, the CLI) includes it.
 //
 //   auto be = make_cuda_backend({.compute_type = dtype::bf16});
 //   if (!be) report(be.err().message);  // no device, no driver, or a bad option
+//
+// The same code links against the SIMT emulator instead of the CUDA runtime in the library
+// pagedserve_kernels_simt (kernels/cuda/emulator): then "the device" is the CPU, so the
+// backend and its kernels are tested in CI. A program links one of the two libraries.
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "kernels/backend.h"
@@ -14,8 +20,8 @@
 namespace pagedserve::kernels {
 
 struct cuda_backend_options {
-  // f32: fp32 storage, cuBLAS in strict fp32 (TF32 off); bf16: bf16 storage, fp32
-  // accumulation everywhere. Other types are refused.
+  // f32: fp32 storage, cuBLAS in strict fp32 (TF32 off), to match the fp32 reference;
+  // bf16 or f16: 16-bit storage, fp32 accumulation everywhere. i32 is refused.
   dtype compute_type = dtype::bf16;
   int device = 0;
 };
@@ -23,9 +29,19 @@ struct cuda_backend_options {
 [[nodiscard]] result<std::unique_ptr<backend>> make_cuda_backend(
     const cuda_backend_options& options = {});
 
+// The functions below take a backend made by make_cuda_backend (abort otherwise) and tensors
+// of its memory.
+
 // Greedy sampling on the device: token_ids[r] = argmax(logits[r, :]) for f32 logits
-// [rows, vocab] and i32 token_ids [rows], both memory of `cuda` (which must come from
-// make_cuda_backend). The lowest id wins ties; NaN counts as -inf; an all -inf row gives 0.
+// [rows, vocab] and i32 token_ids [rows]. The lowest id wins ties; NaN counts as -inf; an
+// all -inf row gives 0.
 void argmax_rows(backend& cuda, const tensor& logits, const tensor& token_ids);
+
+// Uniform values in [-scale, scale) from a hash of (seed, index), generated on the device:
+// benchmark inputs without a host round trip. f32, bf16 or f16.
+void fill_uniform(backend& cuda, const tensor& dst, std::uint32_t seed, float scale);
+
+// Seconds the device takes to run what `ops` enqueues (CUDA events around it).
+[[nodiscard]] double time_on_stream(backend& cuda, const std::function<void()>& ops);
 
 }  // namespace pagedserve::kernels

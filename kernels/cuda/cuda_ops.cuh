@@ -1,11 +1,11 @@
 #pragma once
 // Launchers of the CUDA ops (kernels/ops.h): each checks shapes and types on the host, then
 // enqueues its kernels on `stream` and returns without waiting. Tensors are device memory.
-// f32 and bf16 storage are accepted wherever kernels/ops.h says "compute type"; all
-// arithmetic is fp32. CUDA-only header: cuda_backend.cpp and the .cu files include it.
+// f32, bf16 and f16 storage are accepted wherever kernels/ops.h says "compute type"; all
+// arithmetic is fp32. Internal to kernels/cuda: cuda_backend.cpp and the .cu files include it
+// (in both builds: nvcc, and the SIMT emulator's).
 
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
+#include <driver_types.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -23,8 +23,8 @@ void kv_write(const kv_write_params& p, cudaStream_t stream);
 void silu_mul(const silu_mul_params& p, cudaStream_t stream);
 void add(const add_params& p, cudaStream_t stream);
 
-// `blas` must already be bound to `stream` (cublasSetStream).
-void linear(const linear_params& p, cublasHandle_t blas, cudaStream_t stream);
+// out[r, c] += bias[c]: the epilogue of linear (whose GEMM is device_runtime::gemm).
+void bias_add(const tensor& out, const tensor& bias, cudaStream_t stream);
 
 // Split-K (flash-decoding) scratch: floats of device memory paged_attention needs for `p`
 // (0 when one split covers max_context_len).

@@ -1,8 +1,10 @@
 #pragma once
-// Element types of the CUDA kernels: f32 and bf16 storage, always fp32 arithmetic. Kernels
-// are templates on the storage type T; dispatch_float_type picks T from a tensor's dtype.
+// Element types of the CUDA kernels: f32, bf16 and f16 storage, always fp32 arithmetic.
+// Kernels are templates on the storage type T; dispatch_float_type picks T from a tensor's
+// dtype.
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <cstdint>
 
@@ -12,9 +14,11 @@
 namespace pagedserve::kernels::cuda {
 
 using bf16 = __nv_bfloat16;
+using f16 = __half;
 
 __device__ __forceinline__ float to_float(float x) { return x; }
 __device__ __forceinline__ float to_float(bf16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_float(f16 x) { return __half2float(x); }
 
 template <class T>
 __device__ __forceinline__ T from_float(float x);
@@ -26,6 +30,10 @@ template <>
 __device__ __forceinline__ bf16 from_float<bf16>(float x) {
   return __float2bfloat16_rn(x);
 }
+template <>
+__device__ __forceinline__ f16 from_float<f16>(float x) {
+  return __float2half_rn(x);
+}
 
 // Two consecutive elements (p must be aligned to 2 elements).
 __device__ __forceinline__ float2 load_pair(const float* p) {
@@ -33,6 +41,9 @@ __device__ __forceinline__ float2 load_pair(const float* p) {
 }
 __device__ __forceinline__ float2 load_pair(const bf16* p) {
   return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+}
+__device__ __forceinline__ float2 load_pair(const f16* p) {
+  return __half22float2(*reinterpret_cast<const __half2*>(p));
 }
 
 // N consecutive elements with 16-byte loads (p 16-byte aligned; N * sizeof(T) % 16 == 0).
@@ -64,20 +75,44 @@ __device__ __forceinline__ void load_vector(const bf16* p, float (&out)[N]) {
   }
 }
 
+template <int N>
+__device__ __forceinline__ void load_vector(const f16* p, float (&out)[N]) {
+  static_assert(N % 8 == 0, "16-byte loads of f16 move 8 elements");
+#pragma unroll
+  for (int i = 0; i < N / 8; ++i) {
+    const uint4 raw = reinterpret_cast<const uint4*>(p)[i];
+    const auto* pairs = reinterpret_cast<const __half2*>(&raw);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float2 f = __half22float2(pairs[j]);
+      out[8 * i + 2 * j] = f.x;
+      out[8 * i + 2 * j + 1] = f.y;
+    }
+  }
+}
+
 template <class T>
 struct type_tag {
   using type = T;
 };
 
-// Calls f(type_tag<float>{}) or f(type_tag<bf16>{}) for an f32 or bf16 tensor type.
+// Calls f(type_tag<float>{}), f(type_tag<bf16>{}) or f(type_tag<f16>{}) for a tensor type.
 template <class F>
 void dispatch_float_type(const char* what, dtype type, F&& f) {
-  if (type == dtype::f32) {
-    f(type_tag<float>{});
-  } else {
-    KERNEL_CHECK(what, type == dtype::bf16);
-    f(type_tag<bf16>{});
+  switch (type) {
+    case dtype::f32:
+      f(type_tag<float>{});
+      return;
+    case dtype::bf16:
+      f(type_tag<bf16>{});
+      return;
+    case dtype::f16:
+      f(type_tag<f16>{});
+      return;
+    case dtype::i32:
+      break;
   }
+  KERNEL_CHECK(what, type != dtype::i32);
 }
 
 // Grid size for a grid-stride loop over n elements.

@@ -4,9 +4,9 @@
 #include <cstdint>
 
 #include "kernels/check.h"
-#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
 #include "kernels/cuda/element.cuh"
+#include "kernels/cuda/launch.cuh"
 
 namespace pagedserve::kernels::cuda {
 namespace {
@@ -40,9 +40,9 @@ void launch_binary(const char* what, const tensor& out, const tensor& a, const t
   if (n == 0) return;
   dispatch_float_type(what, out.type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    binary_kernel<T, Fn><<<grid_for(n, elementwise_threads), elementwise_threads, 0, stream>>>(
-        out.as<T>(), a.as<const T>(), b.as<const T>(), n, fn);
-    CUDA_CHECK_LAUNCH();
+    launch_kernel(binary_kernel<T, Fn>, dim3(grid_for(n, elementwise_threads)),
+                  dim3(elementwise_threads), 0, stream, out.as<T>(), a.as<const T>(),
+                  b.as<const T>(), n, fn);
   });
 }
 

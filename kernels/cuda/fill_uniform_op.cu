@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
 #include "kernels/cuda/element.cuh"
+#include "kernels/cuda/launch.cuh"
 
 namespace pagedserve::kernels::cuda {
 namespace {
@@ -43,9 +43,8 @@ void fill_uniform(const tensor& dst, std::uint32_t seed, float scale, cudaStream
   if (n == 0) return;
   dispatch_float_type("fill_uniform", dst.type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    fill_uniform_kernel<T>
-        <<<grid_for(n, fill_threads), fill_threads, 0, stream>>>(dst.as<T>(), n, seed, scale);
-    CUDA_CHECK_LAUNCH();
+    launch_kernel(fill_uniform_kernel<T>, dim3(grid_for(n, fill_threads)), dim3(fill_threads), 0,
+                  stream, dst.as<T>(), n, seed, scale);
   });
 }
 

@@ -4,9 +4,9 @@
 #include <cstdint>
 
 #include "kernels/check.h"
-#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
 #include "kernels/cuda/device_check.cuh"
+#include "kernels/cuda/launch.cuh"
 
 namespace pagedserve::kernels::cuda {
 namespace {
@@ -29,16 +29,15 @@ template <class E>
 void launch_gather(const tensor& out, const tensor& table, const tensor& index,
                    cudaStream_t stream) {
   const std::int64_t num_rows = index.numel();
-  gather_kernel<E><<<static_cast<unsigned int>(num_rows), gather_threads, 0, stream>>>(
-      out.as<E>(), table.as<const E>(), index.as<const std::int32_t>(), table.dim(0),
-      table.row_size());
-  CUDA_CHECK_LAUNCH();
+  launch_kernel(gather_kernel<E>, dim3(static_cast<unsigned int>(num_rows)), dim3(gather_threads),
+                0, stream, out.as<E>(), table.as<const E>(), index.as<const std::int32_t>(),
+                table.dim(0), table.row_size());
 }
 
 void gather(const char* what, const tensor& out, const tensor& table, const tensor& index,
             cudaStream_t stream) {
   KERNEL_CHECK(what, out.type == table.type && table.rank >= 1);
-  KERNEL_CHECK(what, table.type == dtype::f32 || table.type == dtype::bf16);
+  KERNEL_CHECK(what, is_float_type(table.type));
   KERNEL_CHECK(what, index.type == dtype::i32);
   const std::int64_t num_rows = index.numel();
   KERNEL_CHECK(what, out.numel() == num_rows * table.row_size());

@@ -4,9 +4,9 @@
 #include <cstdint>
 
 #include "kernels/check.h"
-#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
 #include "kernels/cuda/device_check.cuh"
+#include "kernels/cuda/launch.cuh"
 
 namespace pagedserve::kernels::cuda {
 namespace {
@@ -34,17 +34,17 @@ template <class E>
 void launch_kv_write(const kv_write_params& p, std::int64_t num_tokens, cudaStream_t stream) {
   const std::int64_t num_slots = p.key_cache.dim(0) * p.key_cache.dim(1);
   const std::int64_t row = p.key_cache.dim(2) * p.key_cache.dim(3);
-  kv_write_kernel<E><<<static_cast<unsigned int>(num_tokens), kv_write_threads, 0, stream>>>(
-      p.key_cache.as<E>(), p.value_cache.as<E>(), p.key.as<const E>(), p.value.as<const E>(),
-      p.slot_mapping.as<const std::int32_t>(), num_slots, row);
-  CUDA_CHECK_LAUNCH();
+  launch_kernel(kv_write_kernel<E>, dim3(static_cast<unsigned int>(num_tokens)),
+                dim3(kv_write_threads), 0, stream, p.key_cache.as<E>(), p.value_cache.as<E>(),
+                p.key.as<const E>(), p.value.as<const E>(), p.slot_mapping.as<const std::int32_t>(),
+                num_slots, row);
 }
 
 }  // namespace
 
 void kv_write(const kv_write_params& p, cudaStream_t stream) {
   const dtype type = p.key_cache.type;
-  KERNEL_CHECK("kv_write", type == dtype::f32 || type == dtype::bf16);
+  KERNEL_CHECK("kv_write", is_float_type(type));
   KERNEL_CHECK("kv_write", p.key_cache.rank == 4 && p.value_cache.type == type);
   KERNEL_CHECK("kv_write", p.key_cache.shape == p.value_cache.shape);
   KERNEL_CHECK("kv_write", p.key.type == type && p.value.type == type);

@@ -6,9 +6,9 @@
 
 #include "kernels/check.h"
 #include "kernels/cuda/block_reduce.cuh"
-#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
 #include "kernels/cuda/element.cuh"
+#include "kernels/cuda/launch.cuh"
 
 namespace pagedserve::kernels::cuda {
 namespace {
@@ -70,10 +70,9 @@ void rms_norm(const rms_norm_params& p, cudaStream_t stream) {
   if (num_rows == 0) return;
   dispatch_float_type("rms_norm", p.x.type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    rms_norm_kernel<T>
-        <<<static_cast<unsigned int>(num_rows), threads_for_width(width), 0, stream>>>(
-            p.out.as<T>(), p.x.as<const T>(), p.weight.as<const T>(), width, p.eps);
-    CUDA_CHECK_LAUNCH();
+    launch_kernel(rms_norm_kernel<T>, dim3(static_cast<unsigned int>(num_rows)),
+                  dim3(threads_for_width(width)), 0, stream, p.out.as<T>(), p.x.as<const T>(),
+                  p.weight.as<const T>(), width, p.eps);
   });
 }
 
@@ -89,11 +88,9 @@ void add_rms_norm(const add_rms_norm_params& p, cudaStream_t stream) {
   if (num_rows == 0) return;
   dispatch_float_type("add_rms_norm", type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    add_rms_norm_kernel<T>
-        <<<static_cast<unsigned int>(num_rows), threads_for_width(width), 0, stream>>>(
-            p.residual.as<T>(), p.x.as<const T>(), p.out.as<T>(), p.weight.as<const T>(), width,
-            p.eps);
-    CUDA_CHECK_LAUNCH();
+    launch_kernel(add_rms_norm_kernel<T>, dim3(static_cast<unsigned int>(num_rows)),
+                  dim3(threads_for_width(width)), 0, stream, p.residual.as<T>(), p.x.as<const T>(),
+                  p.out.as<T>(), p.weight.as<const T>(), width, p.eps);
   });
 }
 

@@ -21,10 +21,10 @@
 
 #include "kernels/check.h"
 #include "kernels/cuda/block_reduce.cuh"
-#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
 #include "kernels/cuda/device_check.cuh"
 #include "kernels/cuda/element.cuh"
+#include "kernels/cuda/launch.cuh"
 
 namespace pagedserve::kernels::cuda {
 namespace {
@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(attention_threads)
     return;
   }
 
-  extern __shared__ float shared[];
+  DYNAMIC_SHARED(float, shared);
   float* q_sh = shared;                                                      // [group][D]
   float* p_sh = q_sh + group * head_dim;                                     // [group][keys]
   float* red_sh = p_sh + group * split_keys;                                 // [lanes][group][D]
@@ -327,18 +327,16 @@ void launch(const paged_attention_params& p, float* workspace, cudaStream_t stre
   const int group = a.num_heads / num_kv_heads;
   const auto shared_bytes = static_cast<int>(sizeof(float)) * shared_floats<head_dim>(group);
   if (shared_bytes > default_shared_bytes) {
-    CUDA_CHECK(cudaFuncSetAttribute(paged_attention_kernel<T, head_dim>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+    allow_dynamic_shared(paged_attention_kernel<T, head_dim>, shared_bytes);
   }
   const dim3 grid(static_cast<unsigned int>(num_rows), static_cast<unsigned int>(num_kv_heads),
                   static_cast<unsigned int>(a.num_splits));
-  paged_attention_kernel<T, head_dim><<<grid, attention_threads, shared_bytes, stream>>>(a);
-  CUDA_CHECK_LAUNCH();
+  launch_kernel(paged_attention_kernel<T, head_dim>, grid, dim3(attention_threads),
+                static_cast<std::size_t>(shared_bytes), stream, a);
   if (a.num_splits > 1) {
     const dim3 combine_grid(static_cast<unsigned int>(num_rows),
                             static_cast<unsigned int>(a.num_heads));
-    combine_splits_kernel<T, head_dim><<<combine_grid, head_dim, 0, stream>>>(a);
-    CUDA_CHECK_LAUNCH();
+    launch_kernel(combine_splits_kernel<T, head_dim>, combine_grid, dim3(head_dim), 0, stream, a);
   }
 }
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 
 #include "kernels/check.h"
-#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
 #include "kernels/cuda/element.cuh"
+#include "kernels/cuda/launch.cuh"
 
 namespace pagedserve::kernels::cuda {
 namespace {
@@ -49,10 +49,9 @@ void rope(const rope_params& p, cudaStream_t stream) {
   if (num_tokens == 0) return;
   dispatch_float_type("rope", p.x.type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    rope_kernel<T><<<static_cast<unsigned int>(num_tokens), rope_threads, 0, stream>>>(
-        p.x.as<T>(), p.positions.as<const std::int32_t>(), p.inv_freq.as<const float>(), p.x.dim(1),
-        head_dim);
-    CUDA_CHECK_LAUNCH();
+    launch_kernel(rope_kernel<T>, dim3(static_cast<unsigned int>(num_tokens)), dim3(rope_threads),
+                  0, stream, p.x.as<T>(), p.positions.as<const std::int32_t>(),
+                  p.inv_freq.as<const float>(), p.x.dim(1), head_dim);
   });
 }
 

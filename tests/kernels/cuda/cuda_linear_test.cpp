@@ -48,8 +48,7 @@ TEST_P(cuda_linear, MatchesTheReferenceOverShapes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(compute_types, cuda_linear, ::testing::Values(dtype::f32, dtype::bf16),
-                         dtype_name);
+INSTANTIATE_TEST_SUITE_P(compute_types, cuda_linear, all_compute_types, dtype_name);
 
 }  // namespace
 }  // namespace pagedserve::kernels::testing

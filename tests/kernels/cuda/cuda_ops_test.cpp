@@ -137,8 +137,7 @@ TEST_P(cuda_ops, SiluMulAndAddAreElementWise) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(compute_types, cuda_ops, ::testing::Values(dtype::f32, dtype::bf16),
-                         dtype_name);
+INSTANTIATE_TEST_SUITE_P(compute_types, cuda_ops, all_compute_types, dtype_name);
 
 }  // namespace
 }  // namespace pagedserve::kernels::testing

@@ -1,7 +1,8 @@
 #pragma once
 // CUDA-vs-CPU op tests: a fixture that owns both backends (skipping where no CUDA device
 // exists), random inputs exactly representable in the compute type (so both backends see
-// identical values and only their arithmetic differs), and the error measure.
+// identical values and only their arithmetic differs), and the error measure. The same tests
+// build against the SIMT emulator (test_simt_ops): `emulated()` then picks a smaller sweep.
 
 #include <gtest/gtest.h>
 
@@ -15,9 +16,9 @@
 
 #include "kernels/backend.h"
 #include "kernels/cpu/cpu_backend.h"
-#include "kernels/cuda/bf16_host.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/device_info.h"
+#include "kernels/cuda/half_bits.h"
 
 namespace pagedserve::kernels::testing {
 
@@ -38,7 +39,9 @@ class cuda_vs_cpu : public ::testing::TestWithParam<dtype> {
  protected:
   void SetUp() override {
     std::string why;
-    if (!cuda::query_device(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    const auto device = cuda::query_device(&why);
+    if (!device) GTEST_SKIP() << "no CUDA device: " << why;
+    emulated_ = device->emulated;
     auto made = make_cuda_backend({GetParam(), 0});
     ASSERT_TRUE(made.ok()) << made.err().message;
     gpu_ = std::move(made).value();
@@ -46,7 +49,14 @@ class cuda_vs_cpu : public ::testing::TestWithParam<dtype> {
   }
 
   [[nodiscard]] dtype type() const { return GetParam(); }
-  // fp32 compute must match the fp32 reference to 1e-5; bf16 storage to 1e-2.
+  [[nodiscard]] bool emulated() const { return emulated_; }
+  // The GPU's sweep, or on the emulator the smaller one.
+  template <class T>
+  [[nodiscard]] std::vector<T> sweep(std::initializer_list<T> on_gpu,
+                                     std::initializer_list<T> on_emulator) const {
+    return emulated_ ? std::vector<T>(on_emulator) : std::vector<T>(on_gpu);
+  }
+  // fp32 compute must match the fp32 reference to 1e-5; 16-bit storage to 1e-2.
   [[nodiscard]] double tolerance() const { return type() == dtype::f32 ? 1e-5 : 1e-2; }
 
   [[nodiscard]] std::vector<float> random(std::size_t n, std::uint32_t seed,
@@ -57,6 +67,7 @@ class cuda_vs_cpu : public ::testing::TestWithParam<dtype> {
     for (float& x : v) {
       x = dist(gen);
       if (type() == dtype::bf16) x = cuda::bf16_bits_to_f32(cuda::f32_to_bf16_bits(x));
+      if (type() == dtype::f16) x = cuda::f16_bits_to_f32(cuda::f32_to_f16_bits(x));
     }
     return v;
   }
@@ -84,10 +95,13 @@ class cuda_vs_cpu : public ::testing::TestWithParam<dtype> {
       be.copy_to_host(out.data(), t);
       return out;
     }
-    EXPECT_EQ(t.type, dtype::bf16);
+    EXPECT_TRUE(t.type == dtype::bf16 || t.type == dtype::f16);
     std::vector<std::uint16_t> bits(out.size());
     be.copy_to_host(bits.data(), t);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = cuda::bf16_bits_to_f32(bits[i]);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] =
+          t.type == dtype::bf16 ? cuda::bf16_bits_to_f32(bits[i]) : cuda::f16_bits_to_f32(bits[i]);
+    }
     return out;
   }
 
@@ -98,10 +112,23 @@ class cuda_vs_cpu : public ::testing::TestWithParam<dtype> {
 
   std::unique_ptr<backend> cpu_;
   std::unique_ptr<backend> gpu_;
+  bool emulated_ = false;
 };
 
 inline std::string dtype_name(const ::testing::TestParamInfo<dtype>& info) {
-  return info.param == dtype::f32 ? "f32" : "bf16";
+  switch (info.param) {
+    case dtype::f32:
+      return "f32";
+    case dtype::bf16:
+      return "bf16";
+    case dtype::f16:
+      return "f16";
+    case dtype::i32:
+      break;
+  }
+  return "i32";
 }
+
+inline const auto all_compute_types = ::testing::Values(dtype::f32, dtype::bf16, dtype::f16);
 
 }  // namespace pagedserve::kernels::testing
