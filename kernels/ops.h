@@ -77,6 +77,9 @@ struct paged_attention_params {
   tensor block_tables;  // [num_seqs, max_blocks_per_seq] i32
   float scale = 1.0F;
   std::int32_t max_context_len = 0;  // host-side bound, for launch geometry
+  // Host-side bound on any sequence's new tokens, for launch geometry; 0 = not known. With
+  // a bound above 1, 16-bit backends attend prefill sequences on tensor cores.
+  std::int32_t max_query_len = 0;
 };
 
 // out = silu(gate) * up, element-wise.

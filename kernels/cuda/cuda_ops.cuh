@@ -32,6 +32,11 @@ void bias_add(const tensor& out, const tensor& bias, cudaStream_t stream);
 // `workspace` holds at least paged_attention_workspace_floats(p) floats (may be null if 0).
 void paged_attention(const paged_attention_params& p, float* workspace, cudaStream_t stream);
 
+// The tensor-core kernel for the rows of sequences with more than one new token (16-bit
+// types, max_query_len > 1, head_dim 32/64/128/256); paged_attention calls it itself.
+[[nodiscard]] bool prefill_attention_supported(const paged_attention_params& p);
+void prefill_attention(const paged_attention_params& p, cudaStream_t stream);
+
 // token_ids[r] = argmax(logits[r, :]) for f32 logits [rows, vocab] and i32 token_ids [rows]:
 // the lowest id wins ties, NaN counts as -inf, a row of only NaN/-inf gives 0.
 void argmax_rows(const tensor& logits, const tensor& token_ids, cudaStream_t stream);

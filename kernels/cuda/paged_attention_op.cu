@@ -13,8 +13,10 @@
 // combine_splits_kernel merges them: out = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s
 // with M = max_s m_s. Split 0 always holds key 0, so M is finite and the sum positive.
 //
-// Prefill rows use the same kernel (a row's keys end at its own position, which is the
-// causal mask); a tiled tensor-core prefill kernel that reuses K/V across rows is future work.
+// Prefill rows can use the same kernel (a row's keys end at its own position, which is the
+// causal mask): f32 does, to match the fp32 reference. In 16-bit types the rows of sequences
+// with several new tokens go to prefill_attention_op.cu's tensor-core kernel instead, which
+// reuses each K/V tile across 64 rows; this kernel then skips them.
 
 #include <cmath>
 #include <cstdint>
@@ -55,6 +57,7 @@ struct attention_args {
   int num_blocks;
   int num_splits;
   float scale;
+  bool skip_prefill_rows;  // rows of sequences with > 1 new token belong to prefill_attention
 };
 
 // Lanes per key in phase 1: each lane loads 16 bytes at a time.
@@ -216,6 +219,7 @@ __global__ void __launch_bounds__(attention_threads)
   const int group = a.num_heads / a.num_kv_heads;
   const int seq = sequence_of(a.query_start, a.num_seqs, row);
   const int num_new = a.query_start[seq + 1] - a.query_start[seq];
+  if (a.skip_prefill_rows && num_new > 1) return;
   const int num_keys = a.context_lens[seq] - num_new + (row - a.query_start[seq]) + 1;
   DEVICE_CHECK("paged_attention", num_keys >= 1 && num_keys <= a.num_splits * split_keys);
   DEVICE_CHECK("paged_attention", num_keys <= a.max_blocks_per_seq * a.block_size);
@@ -276,6 +280,10 @@ __global__ void __launch_bounds__(attention_threads)
 // One block of head_dim threads per (row, head): merges the splits' partial softmaxes.
 template <class T, int head_dim>
 __global__ void combine_splits_kernel(const attention_args<T> a) {
+  if (a.skip_prefill_rows) {
+    const int seq = sequence_of(a.query_start, a.num_seqs, static_cast<int>(blockIdx.x));
+    if (a.query_start[seq + 1] - a.query_start[seq] > 1) return;
+  }
   const std::int64_t head = static_cast<std::int64_t>(blockIdx.x) * a.num_heads + blockIdx.y;
   const std::int64_t first = head * a.num_splits;
   const int d = static_cast<int>(threadIdx.x);
@@ -299,7 +307,8 @@ int num_splits_for(const paged_attention_params& p) {
 }
 
 template <class T, int head_dim>
-void launch(const paged_attention_params& p, float* workspace, cudaStream_t stream) {
+void launch(const paged_attention_params& p, float* workspace, bool skip_prefill_rows,
+            cudaStream_t stream) {
   const int num_rows = static_cast<int>(p.query.dim(0));
   const int num_kv_heads = static_cast<int>(p.key_cache.dim(2));
   attention_args<T> a{};
@@ -318,6 +327,7 @@ void launch(const paged_attention_params& p, float* workspace, cudaStream_t stre
   a.num_blocks = static_cast<int>(p.key_cache.dim(0));
   a.num_splits = num_splits_for(p);
   a.scale = p.scale;
+  a.skip_prefill_rows = skip_prefill_rows;
   if (a.num_splits > 1) {
     const std::int64_t num_parts = std::int64_t{num_rows} * a.num_heads * a.num_splits;
     a.part_max = workspace;
@@ -345,22 +355,23 @@ bool head_dim_supported(std::int64_t head_dim) {
 }
 
 template <class T>
-void launch_for_head_dim(const paged_attention_params& p, float* workspace, cudaStream_t stream) {
+void launch_for_head_dim(const paged_attention_params& p, float* workspace, bool skip_prefill_rows,
+                         cudaStream_t stream) {
   switch (p.query.dim(2)) {
     case 16:
-      launch<T, 16>(p, workspace, stream);
+      launch<T, 16>(p, workspace, skip_prefill_rows, stream);
       break;
     case 32:
-      launch<T, 32>(p, workspace, stream);
+      launch<T, 32>(p, workspace, skip_prefill_rows, stream);
       break;
     case 64:
-      launch<T, 64>(p, workspace, stream);
+      launch<T, 64>(p, workspace, skip_prefill_rows, stream);
       break;
     case 128:
-      launch<T, 128>(p, workspace, stream);
+      launch<T, 128>(p, workspace, skip_prefill_rows, stream);
       break;
     default:
-      launch<T, 256>(p, workspace, stream);
+      launch<T, 256>(p, workspace, skip_prefill_rows, stream);
       break;
   }
 }
@@ -378,6 +389,7 @@ void check_params(const paged_attention_params& p) {
   KERNEL_CHECK("paged_attention", p.query.dim(1) / p.key_cache.dim(2) <= max_group);
   KERNEL_CHECK("paged_attention", p.block_tables.type == dtype::i32 && p.block_tables.rank == 2);
   KERNEL_CHECK("paged_attention", p.query_start.type == dtype::i32);
+  KERNEL_CHECK("paged_attention", p.max_query_len >= 0 && p.max_query_len <= p.query.dim(0));
   KERNEL_CHECK("paged_attention", p.context_lens.type == dtype::i32);
   const std::int64_t num_seqs = p.context_lens.numel();
   KERNEL_CHECK("paged_attention", num_seqs >= 1 && p.query_start.numel() == num_seqs + 1);
@@ -403,9 +415,11 @@ void paged_attention(const paged_attention_params& p, float* workspace, cudaStre
   check_params(p);
   if (p.query.dim(0) == 0) return;
   KERNEL_CHECK("paged_attention", paged_attention_workspace_floats(p) == 0 || workspace != nullptr);
+  const bool tensor_core_prefill = prefill_attention_supported(p);
   dispatch_float_type("paged_attention", p.query.type, [&](auto tag) {
-    launch_for_head_dim<typename decltype(tag)::type>(p, workspace, stream);
+    launch_for_head_dim<typename decltype(tag)::type>(p, workspace, tensor_core_prefill, stream);
   });
+  if (tensor_core_prefill) prefill_attention(p, stream);
 }
 
 }  // namespace pagedserve::kernels::cuda

@@ -1,7 +1,8 @@
 // kv_write and paged_attention on the CUDA backend against the CPU reference: decode
 // batches (one query row per sequence) up to 256 sequences and 4096 tokens of context,
-// mixed prefill chunks, head_dim 32/64/128, GQA ratios 1/4/8, block sizes 16/32. Both
-// backends fill their caches through kv_write from the same keys and values, then attend.
+// mixed prefill chunks (on tensor cores in 16-bit types), head_dim 32/64/128, GQA ratios
+// 1/4/8, block sizes 16/32. Both backends fill their caches through kv_write from the same
+// keys and values, then attend.
 
 #include <algorithm>
 #include <cmath>
@@ -53,6 +54,7 @@ std::vector<attention_case> cases(bool emulated) {
         {"prefill_mixed", 128, 4, 4, 16, {{40, 40}, {300, 37}, {1, 1}, {280, 20}}},
         {"prefill_long_gqa8", 64, 2, 8, 32, {{300, 64}}},
         {"prefill_d32", 32, 2, 2, 16, {{7, 7}, {20, 3}}},
+        {"prefill_gqa1_bs32", 64, 4, 1, 32, {{129, 129}, {200, 65}, {2, 2}}},
     };
   }
   return {
@@ -65,6 +67,7 @@ std::vector<attention_case> cases(bool emulated) {
       {"prefill_mixed", 128, 4, 4, 16, {{40, 40}, {600, 77}, {300, 1}, {1, 1}, {513, 256}}},
       {"prefill_long_gqa8", 64, 2, 8, 32, {{1024, 512}}},
       {"prefill_d32", 32, 2, 2, 16, {{7, 7}, {20, 3}}},
+      {"prefill_gqa1_bs32", 64, 4, 1, 32, {{129, 129}, {2000, 1000}, {2, 2}, {4096, 2048}}},
   };
 }
 
@@ -82,9 +85,11 @@ TEST_P(cuda_attention, MatchesTheReferenceOverTheSweep) {
     std::int64_t num_rows = 0;
     std::int64_t max_context = 0;
     std::int64_t max_blocks = 0;
+    std::int64_t max_rows = 0;
     for (auto [context, rows] : c.seqs) {
       total_keys += context;
       num_rows += rows;
+      max_rows = std::max(max_rows, rows);
       max_context = std::max(max_context, context);
       max_blocks = std::max(max_blocks, (context + c.block_size - 1) / c.block_size);
     }
@@ -147,6 +152,7 @@ TEST_P(cuda_attention, MatchesTheReferenceOverTheSweep) {
       p.block_tables = in.block_tables.view();
       p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.head_dim)));
       p.max_context_len = static_cast<std::int32_t>(max_context);
+      p.max_query_len = static_cast<std::int32_t>(max_rows);
       be.paged_attention(p);
       return in;
     };
