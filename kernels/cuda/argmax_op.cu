@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/check.h"
+#include "kernels/cuda/arg_max.cuh"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
 #include "kernels/cuda/launch.cuh"
@@ -15,34 +16,16 @@ namespace {
 
 constexpr int argmax_threads = 256;
 
-struct arg_max {
-  float value;
-  int index;
-};
-
-// Found by argument-dependent lookup from warp_reduce.
-__device__ __forceinline__ arg_max shuffle_xor(arg_max v, int offset) {
-  return {__shfl_xor_sync(full_warp_mask, v.value, offset),
-          __shfl_xor_sync(full_warp_mask, v.index, offset)};
-}
-
-struct arg_max_op {
-  __device__ arg_max operator()(arg_max a, arg_max b) const {
-    if (a.value > b.value || (a.value == b.value && a.index < b.index)) return a;
-    return b;
-  }
-};
-
 __global__ void argmax_kernel(std::int32_t* token_ids, const float* logits, std::int64_t vocab) {
   __shared__ arg_max scratch[32];
   const float* row = logits + static_cast<std::int64_t>(blockIdx.x) * vocab;
-  arg_max best{-INFINITY, INT_MAX};
+  arg_max best = arg_max_identity();
   const arg_max_op op;
   for (std::int64_t i = threadIdx.x; i < vocab; i += blockDim.x) {
     const float v = row[i];
     best = op(best, arg_max{isnan(v) ? -INFINITY : v, static_cast<int>(i)});
   }
-  best = block_reduce(best, op, arg_max{-INFINITY, INT_MAX}, scratch);
+  best = block_reduce(best, op, arg_max_identity(), scratch);
   if (threadIdx.x == 0) token_ids[blockIdx.x] = best.index;
 }
 

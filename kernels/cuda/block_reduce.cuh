@@ -15,7 +15,10 @@ struct max_op {
   __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
 };
 
-__device__ __forceinline__ float shuffle_xor(float v, int offset) {
+// Any type __shfl_xor_sync moves (int, float, double, ...). Types it cannot move get an
+// overload next to them, found by argument-dependent lookup.
+template <class T>
+__device__ __forceinline__ T shuffle_xor(T v, int offset) {
   return __shfl_xor_sync(full_warp_mask, v, offset);
 }
 

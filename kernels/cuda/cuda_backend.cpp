@@ -114,6 +114,9 @@ class cuda_backend final : public backend {
     return runtime_->capture(ops);
   }
 
+  [[nodiscard]] bool samples_on_device() const override { return true; }
+  void sample(const sample_params& p) override { cuda::sample(p, stream_); }
+
   void argmax_rows(const tensor& logits, const tensor& token_ids) {
     cuda::argmax_rows(logits, token_ids, stream_);
   }

@@ -41,6 +41,9 @@ void prefill_attention(const paged_attention_params& p, cudaStream_t stream);
 // the lowest id wins ties, NaN counts as -inf, a row of only NaN/-inf gives 0.
 void argmax_rows(const tensor& logits, const tensor& token_ids, cudaStream_t stream);
 
+// The host sampler's pick for every row (kernels/ops.h sample_params), one block per row.
+void sample(const sample_params& p, cudaStream_t stream);
+
 // Fills an f32 or bf16 tensor with uniform values in [-scale, scale) from a counter-based
 // hash of (seed, index): benchmark inputs without a host round trip.
 void fill_uniform(const tensor& dst, std::uint32_t seed, float scale, cudaStream_t stream);

@@ -60,7 +60,8 @@ float element(std::uint32_t reg, int half) {
 template <class T>
 float a_at(const std::byte* all, int r, int k) {
   fragments f;
-  std::memcpy(&f, all + static_cast<std::size_t>((r % 8) * 4 + (k % 8) / 2) * simt::max_exchange_bytes,
+  std::memcpy(&f,
+              all + static_cast<std::size_t>((r % 8) * 4 + (k % 8) / 2) * simt::max_exchange_bytes,
               sizeof(f));
   return element<T>(f.a[(r >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0)], k % 2);
 }

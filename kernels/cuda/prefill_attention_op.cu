@@ -121,10 +121,10 @@ __device__ void accumulate(const float (&p)[tile_n / 8][4], const T* v_sh,
   const int t = lane % 4;
 #pragma unroll
   for (int kk = 0; kk < tile_n / 16; ++kk) {
-    const std::uint32_t pa[4] = {
-        pack_floats<T>(p[2 * kk][0], p[2 * kk][1]), pack_floats<T>(p[2 * kk][2], p[2 * kk][3]),
-        pack_floats<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]),
-        pack_floats<T>(p[2 * kk + 1][2], p[2 * kk + 1][3])};
+    const std::uint32_t pa[4] = {pack_floats<T>(p[2 * kk][0], p[2 * kk][1]),
+                                 pack_floats<T>(p[2 * kk][2], p[2 * kk][3]),
+                                 pack_floats<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]),
+                                 pack_floats<T>(p[2 * kk + 1][2], p[2 * kk + 1][3])};
     const T* rows = v_sh + (kk * 16 + 2 * t) * smem_stride<head_dim>;
 #pragma unroll
     for (int dt = 0; dt < head_dim / 8; ++dt) {
@@ -180,7 +180,8 @@ __device__ void softmax_tile(float (&s)[tile_n / 8][4], int n0, const int (&posi
 }
 
 template <class T, int head_dim>
-__global__ void __launch_bounds__(prefill_threads) prefill_attention_kernel(const prefill_args<T> a) {
+__global__ void __launch_bounds__(prefill_threads)
+    prefill_attention_kernel(const prefill_args<T> a) {
   static_assert(head_dim % 16 == 0, "k steps of 16");
   const int seq = static_cast<int>(blockIdx.y);
   const int kv_head = static_cast<int>(blockIdx.z);
@@ -236,8 +237,8 @@ __global__ void __launch_bounds__(prefill_threads) prefill_attention_kernel(cons
     position[r] = token < 0 ? -1 : first_position + token;
   }
   // The warp's last row with a position: keys beyond it are masked for all its rows.
-  const int warp_last_token = row_token(warp * 16 + 15) >= 0 ? row_token(warp * 16 + 15)
-                                                             : num_new - 1;
+  const int warp_last_token =
+      row_token(warp * 16 + 15) >= 0 ? row_token(warp * 16 + 15) : num_new - 1;
   const int warp_last_key = row_token(warp * 16) < 0 ? -1 : first_position + warp_last_token;
 
   float o[head_dim / 8][4] = {};

@@ -164,6 +164,10 @@ T atomicCAS(T* address, T compare, T value) {
   return old;
 }
 
+// Separately rounded arithmetic (the host compiler never fuses, so plain operators are).
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
 inline float rsqrtf(float x) { return 1.0F / std::sqrt(x); }
 inline float __expf(float x) { return std::exp(x); }
 inline float __logf(float x) { return std::log(x); }
