@@ -5,6 +5,7 @@
 
 #include "kernels/cuda/cuda_backend.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -100,7 +101,10 @@ class cuda_backend final : public backend {
   void rope(const rope_params& p) override { cuda::rope(p, stream_); }
   void kv_write(const kv_write_params& p) override { cuda::kv_write(p, stream_); }
   void paged_attention(const paged_attention_params& p) override {
-    cuda::paged_attention(p, workspace(cuda::paged_attention_workspace_floats(p)), stream_);
+    const std::size_t needed = cuda::paged_attention_workspace_floats(p);
+    float* scratch =
+        needed == 0 ? nullptr : workspace(needed, cuda::paged_attention_workspace_bound(p));
+    cuda::paged_attention(p, scratch, stream_);
   }
   void silu_mul(const silu_mul_params& p) override { cuda::silu_mul(p, stream_); }
   void gather_rows(const gather_rows_params& p) override { cuda::gather_rows(p, stream_); }
@@ -128,15 +132,15 @@ class cuda_backend final : public backend {
   }
 
  private:
-  // Scratch for split-K attention, grown on demand. Growing waits for the stream, so no
-  // enqueued kernel still uses the old allocation when it is freed. Graph capture needs it
-  // grown beforehand (an eager run of the same shapes does that).
-  float* workspace(std::size_t num_floats) {
+  // Scratch for split-K attention: the first use allocates the model's bound (a few MiB), so
+  // it never grows again for that model, and never under a captured graph. Growing (another
+  // model's bound) waits for the stream, so no enqueued kernel still uses the old memory.
+  float* workspace(std::size_t num_floats, std::size_t bound) {
     if (num_floats <= workspace_floats_) return static_cast<float*>(workspace_.get());
     runtime_->synchronize();
     workspace_.reset();
-    workspace_ = runtime_->allocate(num_floats * sizeof(float));
-    workspace_floats_ = num_floats;
+    workspace_floats_ = std::max(num_floats, bound);
+    workspace_ = runtime_->allocate(workspace_floats_ * sizeof(float));
     return static_cast<float*>(workspace_.get());
   }
 

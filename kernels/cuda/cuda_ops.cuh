@@ -27,8 +27,10 @@ void add(const add_params& p, cudaStream_t stream);
 void bias_add(const tensor& out, const tensor& bias, cudaStream_t stream);
 
 // Split-K (flash-decoding) scratch: floats of device memory paged_attention needs for `p`
-// (0 when one split covers max_context_len).
+// (0 when it does not split), and the most it can need for any rows and context of p's model
+// (query heads per KV head, head_dim): allocating the bound once never grows under a graph.
 [[nodiscard]] std::size_t paged_attention_workspace_floats(const paged_attention_params& p);
+[[nodiscard]] std::size_t paged_attention_workspace_bound(const paged_attention_params& p);
 // `workspace` holds at least paged_attention_workspace_floats(p) floats (may be null if 0).
 void paged_attention(const paged_attention_params& p, float* workspace, cudaStream_t stream);
 

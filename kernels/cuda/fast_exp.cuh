@@ -11,7 +11,7 @@ namespace pagedserve::kernels::cuda {
 
 __device__ __forceinline__ float exp_nonpositive(float x) {
   constexpr float lowest = -87.0F;
-  const float xc = x > lowest ? x : lowest;  // NaN becomes `lowest` too
+  const float xc = x > lowest ? x : lowest;   // NaN becomes `lowest` too
   constexpr float round_magic = 12582912.0F;  // 1.5 * 2^23: adding it rounds to an integer
   const float t = __fadd_rn(__fmul_rn(xc, 1.44269504F), round_magic);
   const float n = __fsub_rn(t, round_magic);

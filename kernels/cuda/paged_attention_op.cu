@@ -2,22 +2,29 @@
 // prefill rows alike, with flash-decoding split-K.
 //
 // Grid: (row, kv_head, split). One CTA takes one query row, one KV head and one split of
-// `split_keys` consecutive key positions, and serves all `group` query heads that share the
-// KV head (GQA), so each key and value row of the split is read once per query row:
+// `keys_per_split` consecutive key positions, and serves all `group` query heads that share
+// the KV head (GQA), so each key and value row of the split is read once per query row. It
+// walks its split in chunks of `chunk_keys`, keeping a running softmax:
 //
-//   phase 1  scores   s[g][j] = scale * q[g] . K[key_begin + j]     lane groups, one key each
-//   phase 2  softmax  m[g] = max_j s, p[g][j] = exp(s - m), l[g] = sum_j p     one warp per g
-//   phase 3  values   acc[g][:] = sum_j p[g][j] * V[key_begin + j]   thread pairs of dims
+//   phase 1  scores   s[g][j] = scale * q[g] . K[chunk + j]              lane groups, one key each
+//   phase 2  softmax  m' = max(m, max_j s), p[g][j] = exp(s - m'), l = l e^(m - m') + sum_j p
+//                                                                        one warp per g
+//   phase 3  values   acc[g][:] = acc e^(m - m') + sum_j p[g][j] V[chunk + j]   thread pairs
 //
-// One split: out = acc / l directly. Several: each CTA writes (m, l, acc) of its split and
-// combine_splits_kernel merges them: out = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s
-// with M = max_s m_s. Split 0 always holds key 0, so M is finite and the sum positive.
+// The split count is chosen for parallelism (about target_ctas CTAs in the grid; never more
+// splits than chunks of context), so long contexts over few rows split and big batches do
+// not; the scratch for partials is then bounded for a model (paged_attention_workspace_bound)
+// and never grows under a captured graph. One split: out = acc / l directly. Several: each
+// CTA writes (m, l, acc) of its split and combine_splits_kernel merges them:
+// out = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s with M = max_s m_s. Split 0 always
+// holds key 0, so M is finite and the sum positive.
 //
 // Prefill rows can use the same kernel (a row's keys end at its own position, which is the
 // causal mask): f32 does, to match the fp32 reference. In 16-bit types the rows of sequences
 // with several new tokens go to prefill_attention_op.cu's tensor-core kernel instead, which
 // reuses each K/V tile across 64 rows; this kernel then skips them.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -32,7 +39,10 @@ namespace pagedserve::kernels::cuda {
 namespace {
 
 constexpr int attention_threads = 128;
-constexpr int split_keys = 256;
+constexpr int chunk_keys = 256;  // keys scored at a time (one p_sh row)
+// About 8 resident CTAs on each of an H200's 132 SMs: splits beyond that add partials
+// without adding parallelism.
+constexpr int target_ctas = 1024;
 constexpr int max_group = 16;
 constexpr int unroll_keys = 4;  // keys whose loads a thread issues before using them
 constexpr int default_shared_bytes = 48 * 1024;
@@ -56,6 +66,7 @@ struct attention_args {
   int max_blocks_per_seq;
   int num_blocks;
   int num_splits;
+  int keys_per_split;  // a multiple of chunk_keys
   float scale;
   bool skip_prefill_rows;  // rows of sequences with > 1 new token belong to prefill_attention
 };
@@ -80,8 +91,8 @@ struct value_layout {
 
 template <int head_dim>
 int shared_floats(int group) {
-  return group * head_dim + group * split_keys + value_layout<head_dim>::lanes * group * head_dim +
-         2 * group;
+  return group * head_dim + group * chunk_keys + value_layout<head_dim>::lanes * group * head_dim +
+         3 * group;
 }
 
 // The sequence owning `row`: the largest s with query_start[s] <= row (skips empty ones).
@@ -138,20 +149,22 @@ __device__ void score_keys(const attention_args<T>& a, const std::int32_t* table
 #pragma unroll
         for (int e = 0; e < layout::elems; ++e) dot += q[e] * k[u][e];
         dot = warp_reduce<layout::lanes>(dot, sum_op{});
-        if (key < key_end && lane == 0) p_sh[g * split_keys + (key - key_begin)] = dot * a.scale;
+        if (key < key_end && lane == 0) p_sh[g * chunk_keys + (key - key_begin)] = dot * a.scale;
       }
     }
   }
 }
 
-// One warp per query head: p = exp(s - max) in place; stats = [max x group, sum x group].
-__device__ void softmax_split(int num_keys, int group, float* p_sh, float* stats) {
+// One warp per query head, for one chunk of `num_keys` scores: the running max m and sum l
+// move on, p = exp(s - m') in place, and factor = e^(m - m') rescales what came before.
+// stats = [m x group, l x group, factor x group].
+__device__ void softmax_chunk(int num_keys, int group, float* p_sh, float* stats) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   for (int g = static_cast<int>(threadIdx.x / 32); g < group; g += attention_threads / 32) {
-    float* p = p_sh + g * split_keys;
+    float* p = p_sh + g * chunk_keys;
     float m = -INFINITY;
     for (int j = lane; j < num_keys; j += 32) m = fmaxf(m, p[j]);
-    m = warp_reduce(m, max_op{});
+    m = fmaxf(warp_reduce(m, max_op{}), stats[g]);
     float l = 0.0F;
     for (int j = lane; j < num_keys; j += 32) {
       const float e = expf(p[j] - m);
@@ -159,22 +172,33 @@ __device__ void softmax_split(int num_keys, int group, float* p_sh, float* stats
       l += e;
     }
     l = warp_reduce(l, sum_op{});
+    // Every lane has read stats[g] (inside the reductions' shuffles) before lane 0 writes.
     if (lane == 0) {
+      const float factor = expf(stats[g] - m);  // 0 for the first chunk (m was -inf)
       stats[g] = m;
-      stats[group + g] = l;
+      stats[group + g] = stats[group + g] * factor + l;
+      stats[2 * group + g] = factor;
     }
   }
 }
 
-// Each thread sums two dims over a strided subset of keys; red_sh[lane][g][d] holds them.
+// Each thread sums two dims over a strided subset of one chunk's keys into acc, after
+// rescaling what acc held by the chunk's factor (stats[2 * group + g]).
 template <class T, int head_dim>
 __device__ void accumulate_values(const attention_args<T>& a, const std::int32_t* table,
                                   int kv_head, int key_begin, int key_end, int group,
-                                  const float* p_sh, float* red_sh) {
+                                  const float* p_sh, const float* stats,
+                                  float (&acc)[max_group][2]) {
   using layout = value_layout<head_dim>;
   const int d = 2 * (static_cast<int>(threadIdx.x) % layout::dim_threads);
   const int value_lane = static_cast<int>(threadIdx.x) / layout::dim_threads;
-  float acc[max_group][2] = {};
+#pragma unroll
+  for (int g = 0; g < max_group; ++g) {
+    if (g < group) {
+      acc[g][0] *= stats[2 * group + g];
+      acc[g][1] *= stats[2 * group + g];
+    }
+  }
   // Loads of `unroll_keys` value rows are issued before any is used (several in flight).
   for (int base = key_begin + value_lane; base < key_end; base += layout::lanes * unroll_keys) {
     float2 v[unroll_keys];
@@ -193,13 +217,21 @@ __device__ void accumulate_values(const attention_args<T>& a, const std::int32_t
 #pragma unroll
       for (int g = 0; g < max_group; ++g) {
         if (g < group) {
-          const float w = p[g * split_keys];
+          const float w = p[g * chunk_keys];
           acc[g][0] += w * v[u].x;
           acc[g][1] += w * v[u].y;
         }
       }
     }
   }
+}
+
+// red_sh[lane][g][d] = this thread's acc, for the sum over value lanes.
+template <int head_dim>
+__device__ void store_partial_sums(int group, const float (&acc)[max_group][2], float* red_sh) {
+  using layout = value_layout<head_dim>;
+  const int d = 2 * (static_cast<int>(threadIdx.x) % layout::dim_threads);
+  const int value_lane = static_cast<int>(threadIdx.x) / layout::dim_threads;
 #pragma unroll
   for (int g = 0; g < max_group; ++g) {
     if (g < group) {
@@ -221,10 +253,10 @@ __global__ void __launch_bounds__(attention_threads)
   const int num_new = a.query_start[seq + 1] - a.query_start[seq];
   if (a.skip_prefill_rows && num_new > 1) return;
   const int num_keys = a.context_lens[seq] - num_new + (row - a.query_start[seq]) + 1;
-  DEVICE_CHECK("paged_attention", num_keys >= 1 && num_keys <= a.num_splits * split_keys);
+  DEVICE_CHECK("paged_attention", num_keys >= 1 && num_keys <= a.num_splits * a.keys_per_split);
   DEVICE_CHECK("paged_attention", num_keys <= a.max_blocks_per_seq * a.block_size);
-  const int key_begin = split * split_keys;
-  const int key_end = min(num_keys, key_begin + split_keys);
+  const int key_begin = split * a.keys_per_split;
+  const int key_end = min(num_keys, key_begin + a.keys_per_split);
   const std::int64_t head0 = static_cast<std::int64_t>(row) * a.num_heads + kv_head * group;
 
   if (key_begin >= num_keys) {  // an empty split of a short row: contributes nothing
@@ -242,20 +274,30 @@ __global__ void __launch_bounds__(attention_threads)
   DYNAMIC_SHARED(float, shared);
   float* q_sh = shared;                                                      // [group][D]
   float* p_sh = q_sh + group * head_dim;                                     // [group][keys]
-  float* red_sh = p_sh + group * split_keys;                                 // [lanes][group][D]
-  float* stats = red_sh + value_layout<head_dim>::lanes * group * head_dim;  // [2][group]
+  float* red_sh = p_sh + group * chunk_keys;                                 // [lanes][group][D]
+  float* stats = red_sh + value_layout<head_dim>::lanes * group * head_dim;  // [3][group]
   for (int i = static_cast<int>(threadIdx.x); i < group * head_dim; i += attention_threads) {
     q_sh[i] = to_float(a.query[head0 * head_dim + i]);
+  }
+  if (static_cast<int>(threadIdx.x) < group) {
+    stats[threadIdx.x] = -INFINITY;
+    stats[group + threadIdx.x] = 0.0F;
   }
   __syncthreads();
 
   const std::int32_t* table =
       a.block_tables + static_cast<std::int64_t>(seq) * a.max_blocks_per_seq;
-  score_keys<T, head_dim>(a, table, kv_head, key_begin, key_end, group, q_sh, p_sh);
-  __syncthreads();
-  softmax_split(key_end - key_begin, group, p_sh, stats);
-  __syncthreads();
-  accumulate_values<T, head_dim>(a, table, kv_head, key_begin, key_end, group, p_sh, red_sh);
+  float acc[max_group][2] = {};
+  for (int chunk = key_begin; chunk < key_end; chunk += chunk_keys) {
+    const int chunk_end = min(key_end, chunk + chunk_keys);
+    score_keys<T, head_dim>(a, table, kv_head, chunk, chunk_end, group, q_sh, p_sh);
+    __syncthreads();
+    softmax_chunk(chunk_end - chunk, group, p_sh, stats);
+    __syncthreads();
+    accumulate_values<T, head_dim>(a, table, kv_head, chunk, chunk_end, group, p_sh, stats, acc);
+    __syncthreads();  // p_sh and the factors are rewritten by the next chunk
+  }
+  store_partial_sums<head_dim>(group, acc, red_sh);
   __syncthreads();
 
   for (int i = static_cast<int>(threadIdx.x); i < group * head_dim; i += attention_threads) {
@@ -301,9 +343,25 @@ __global__ void combine_splits_kernel(const attention_args<T> a) {
   a.out[head * head_dim + d] = from_float<T>(numerator / denominator);
 }
 
-int num_splits_for(const paged_attention_params& p) {
-  const int max_context = p.max_context_len < 1 ? 1 : p.max_context_len;
-  return (max_context + split_keys - 1) / split_keys;
+struct split_plan {
+  int num_splits = 1;
+  int keys_per_split = chunk_keys;
+};
+
+// As many splits as bring the grid to about target_ctas CTAs, at most one per chunk of the
+// longest context; each split a whole number of chunks.
+split_plan plan_splits(const paged_attention_params& p) {
+  const std::int64_t max_context = std::max<std::int64_t>(p.max_context_len, 1);
+  const std::int64_t max_splits = (max_context + chunk_keys - 1) / chunk_keys;
+  const std::int64_t ctas_per_split =
+      std::max<std::int64_t>(p.query.dim(0) * p.key_cache.dim(2), 1);
+  const std::int64_t wanted = (target_ctas + ctas_per_split - 1) / ctas_per_split;
+  const std::int64_t splits = std::clamp<std::int64_t>(wanted, 1, max_splits);
+  const std::int64_t chunks_per_split = (max_splits + splits - 1) / splits;
+  split_plan plan;
+  plan.keys_per_split = static_cast<int>(chunks_per_split * chunk_keys);
+  plan.num_splits = static_cast<int>((max_context + plan.keys_per_split - 1) / plan.keys_per_split);
+  return plan;
 }
 
 template <class T, int head_dim>
@@ -325,7 +383,9 @@ void launch(const paged_attention_params& p, float* workspace, bool skip_prefill
   a.block_size = static_cast<int>(p.key_cache.dim(1));
   a.max_blocks_per_seq = static_cast<int>(p.block_tables.dim(1));
   a.num_blocks = static_cast<int>(p.key_cache.dim(0));
-  a.num_splits = num_splits_for(p);
+  const split_plan plan = plan_splits(p);
+  a.num_splits = plan.num_splits;
+  a.keys_per_split = plan.keys_per_split;
   a.scale = p.scale;
   a.skip_prefill_rows = skip_prefill_rows;
   if (a.num_splits > 1) {
@@ -405,10 +465,17 @@ void check_params(const paged_attention_params& p) {
 }  // namespace
 
 std::size_t paged_attention_workspace_floats(const paged_attention_params& p) {
-  const int num_splits = num_splits_for(p);
+  const int num_splits = plan_splits(p).num_splits;
   if (num_splits == 1) return 0;
   const std::int64_t num_parts = p.query.dim(0) * p.query.dim(1) * num_splits;
   return static_cast<std::size_t>(num_parts * (2 + p.query.dim(2)));
+}
+
+std::size_t paged_attention_workspace_bound(const paged_attention_params& p) {
+  // A launch splits only while rows x kv_heads < target_ctas, into at most
+  // ceil(target_ctas / (rows x kv_heads)) splits: rows x kv_heads x splits < 2 target_ctas.
+  const std::int64_t group = p.query.dim(1) / p.key_cache.dim(2);
+  return static_cast<std::size_t>(2 * target_ctas * group * (2 + p.query.dim(2)));
 }
 
 void paged_attention(const paged_attention_params& p, float* workspace, cudaStream_t stream) {

@@ -41,13 +41,16 @@ std::vector<std::pair<std::int64_t, std::int64_t>> decodes(std::int64_t batch,
 }
 
 // The GPU's sweep; the emulator's keeps every layout but shortens batches and contexts
-// (still past one split of 256 keys, so split-K and its combine run).
+// (still past one chunk of 256 keys, so split-K, several chunks per split and the combine
+// all run).
 std::vector<attention_case> cases(bool emulated) {
   if (emulated) {
     return {
         {"one_token", 64, 8, 1, 16, {{1, 1}}},
         {"decode_gqa4_d128", 128, 2, 4, 32, decodes(5, 40, 1)},
         {"decode_batch32_llama1b", 64, 8, 4, 16, decodes(32, 300, 2)},
+        // 64 rows x 8 KV heads split only in two: each split walks several chunks of keys.
+        {"decode_batch64_multichunk", 64, 8, 2, 16, decodes(64, 600, 5)},
         {"decode_gqa8_1100", 64, 4, 8, 16, decodes(3, 1100, 3)},
         {"decode_d128_gqa8_bs32", 128, 2, 8, 32, {{700, 1}, {513, 1}, {257, 1}}},
         {"decode_gqa1_bs32", 64, 4, 1, 32, decodes(8, 600, 4)},

@@ -108,16 +108,16 @@ std::vector<float> make_logits(int shape, std::int64_t vocab, std::mt19937& gen)
 
 TEST_P(cuda_sample, EveryPickIsTheHostSamplersPick) {
   const std::vector<sampling_params> settings = {
-      make_params(0.0F, 0, 1.0F, 0.0F),     // greedy
-      make_params(1.0F, 0, 1.0F, 0.0F),     // pure temperature
-      make_params(0.7F, 50, 1.0F, 0.0F),    // top-k
-      make_params(1.0F, 0, 0.9F, 0.0F),     // top-p
-      make_params(1.0F, 0, 0.3F, 0.0F),     // a small nucleus
-      make_params(0.8F, 20, 0.8F, 0.05F),   // all three
-      make_params(1.3F, 0, 1.0F, 0.1F),     // min-p
-      make_params(1.0F, 1, 1.0F, 0.0F),     // top-1 is greedy
-      make_params(0.9F, 10, 0.95F, 0.0F),   // top-k within the plateau's ties
-      make_params(2.0F, 999, 1.0F, 0.0F),   // top-k near the size of the small vocabulary
+      make_params(0.0F, 0, 1.0F, 0.0F),    // greedy
+      make_params(1.0F, 0, 1.0F, 0.0F),    // pure temperature
+      make_params(0.7F, 50, 1.0F, 0.0F),   // top-k
+      make_params(1.0F, 0, 0.9F, 0.0F),    // top-p
+      make_params(1.0F, 0, 0.3F, 0.0F),    // a small nucleus
+      make_params(0.8F, 20, 0.8F, 0.05F),  // all three
+      make_params(1.3F, 0, 1.0F, 0.1F),    // min-p
+      make_params(1.0F, 1, 1.0F, 0.0F),    // top-1 is greedy
+      make_params(0.9F, 10, 0.95F, 0.0F),  // top-k within the plateau's ties
+      make_params(2.0F, 999, 1.0F, 0.0F),  // top-k near the size of the small vocabulary
   };
   std::mt19937 gen(123);
   std::uniform_int_distribution<std::uint64_t> any;
