@@ -1,7 +1,7 @@
 #pragma once
 // model_forward: the decoder-only transformer forward pass (llama, mistral, qwen2, qwen3),
 // written once against kernels::backend. One call runs a flattened batch through every
-// layer, writes the new tokens' K/V into the paged cache, and returns logits:
+// layer, writes the new tokens' K/V into the paged cache, and produces logits:
 //
 //   h = embed(tokens); x = norm_in[0](h)
 //   per layer l:  q, k, v = x Wq (+b), x Wk (+b), x Wv (+b)
@@ -11,39 +11,87 @@
 //                 m = (silu(x Wg) * x Wu) Wd;  h += m; x = norm_in[l+1](h) (final norm last)
 //   logits = x[last rows] lm_head^T
 //
-// The residual adds are fused into the following rms_norm (add_rms_norm).
+// The residual adds are fused into the following rms_norm (add_rms_norm). Every step works
+// in one forward_workspace (no allocation per step) and its index arrays reach the backend
+// in one copy. Decode steps replay captured graphs when enable_decode_graphs() has captured
+// them (backends that capture: CUDA) and run eagerly otherwise.
+//
+//   fwd.enqueue(batch, cache);            // returns at once on CUDA
+//   sample_on_device(fwd.last_logits());  // or read them: fwd.wait(); copy_to_host(...)
+//   fwd.wait();                           // before the next enqueue
+//   auto out = fwd.run(batch, cache);     // all of it, logits on the host
+
+#include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "kernels/backend.h"
 #include "runtime/forward/batch_metadata.h"
 #include "runtime/forward/forward_batch.h"
+#include "runtime/forward/forward_workspace.h"
 #include "runtime/forward/model_weights.h"
 #include "runtime/forward/paged_kv_cache.h"
 #include "runtime/model/model_config.h"
 
 namespace pagedserve::forward {
 
+class decode_graphs;
+struct decode_graph_options;
+
+// Host-side bounds of a step's attention, for launch geometry (kernels/ops.h).
+struct attention_bounds {
+  std::int32_t max_context_len = 0;
+  std::int32_t max_query_len = 0;
+};
+
 class model_forward {
  public:
   model_forward(kernels::backend& backend, model_config config, model_weights weights);
+  model_forward(const model_forward&) = delete;
+  model_forward& operator=(const model_forward&) = delete;
+  ~model_forward();
 
   [[nodiscard]] const model_config& config() const { return config_; }
   [[nodiscard]] kernels::backend& backend() const { return backend_; }
+  [[nodiscard]] forward_workspace& workspace() { return workspace_; }
 
-  // The cache's layout must match the model (layers, kv heads, head_dim); every token id
-  // must be below vocab_size. Both are the caller's invariants (abort otherwise).
+  // Enqueues the forward of `batch`; its last rows' logits stay on the backend
+  // (last_logits()). The cache's layout must match the model (layers, kv heads, head_dim);
+  // every token id must be below vocab_size; the previous enqueue must have been waited for
+  // (its inputs' host copy is reused). All of these are the caller's invariants (abort).
+  void enqueue(const forward_batch& batch, paged_kv_cache& cache);
+  // [num_sequences of the last enqueue, vocab] f32, on the backend.
+  [[nodiscard]] kernels::tensor last_logits() const { return last_logits_; }
+  // Waits until everything enqueued has run.
+  void wait();
+
+  // enqueue + wait, with the logits copied to the host (every row's with return_all_logits).
   [[nodiscard]] forward_output run(const forward_batch& batch, paged_kv_cache& cache);
 
- private:
-  struct step;  // one call's uploaded metadata and activation buffers
+  // The forward of a step whose packed inputs are already in workspace().views(shape)
+  // (or will be, before the enqueued work runs). Enqueues only ops: graph capture records it.
+  void enqueue_packed(const step_shape& shape, const attention_bounds& bounds,
+                      paged_kv_cache& cache);
 
-  void check_cache(const paged_kv_cache& cache) const;
-  void attention_block(const step& s, std::int64_t layer, paged_kv_cache& cache);
-  void mlp_block(const step& s, std::int64_t layer);
-  [[nodiscard]] forward_output logits(const step& s, const batch_metadata& meta, bool all_rows);
+  // Captures decode steps of every batch size of `options` for `cache` (decode_graphs.h);
+  // later decode-only enqueues on that cache replay the graph of the next size up. Reserves
+  // and freezes the workspace. Returns the number of graphs (0: the backend captures none).
+  std::size_t enable_decode_graphs(paged_kv_cache& cache, const decode_graph_options& options);
+  [[nodiscard]] const decode_graphs* graphs() const { return graphs_.get(); }
+
+ private:
+  void check(const paged_kv_cache& cache, const batch_metadata& meta) const;
+  void attention_block(const step_views& s, const attention_bounds& bounds, std::int64_t layer,
+                       paged_kv_cache& cache);
+  void mlp_block(const step_views& s, std::int64_t layer);
 
   kernels::backend& backend_;
   model_config config_;
   model_weights weights_;
+  forward_workspace workspace_;
+  std::unique_ptr<decode_graphs> graphs_;
+  kernels::tensor last_logits_;
+  bool in_flight_ = false;  // an enqueue not waited for yet
 };
 
 }  // namespace pagedserve::forward

@@ -21,7 +21,7 @@ paged_kv_cache::paged_kv_cache(kernels::backend& backend, const kv_cache_layout&
     for (auto* pools : {&keys_, &values_}) {
       pools->push_back(backend.allocate(
           backend.compute_type(),
-          {layout.num_blocks, layout.block_size, layout.num_kv_heads, layout.head_dim}));
+          {layout.num_blocks + 1, layout.block_size, layout.num_kv_heads, layout.head_dim}));
       backend.fill_zero(pools->back().view());
     }
   }

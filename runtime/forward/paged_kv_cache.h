@@ -4,7 +4,8 @@
 // compute type. Token t of a sequence lives in slot
 //   block_table[t / block_size] * block_size + t % block_size
 // of every layer's pools. Which blocks a sequence owns is decided elsewhere (the block
-// manager); this class only holds the memory.
+// manager); this class only holds the memory. One block beyond layout.num_blocks is the
+// padding block: padded rows of a captured decode graph write there, and no sequence owns it.
 
 #include <cstdint>
 #include <vector>
@@ -25,6 +26,10 @@ struct kv_cache_layout {
                                                  std::int64_t num_blocks, std::int64_t block_size);
   // K and V of all layers for one block.
   [[nodiscard]] std::int64_t bytes_per_block(kernels::dtype type) const;
+  // Backend memory of the cache: num_blocks blocks plus the padding block.
+  [[nodiscard]] std::int64_t bytes(kernels::dtype type) const {
+    return (num_blocks + 1) * bytes_per_block(type);
+  }
 };
 
 class paged_kv_cache {
@@ -33,6 +38,7 @@ class paged_kv_cache {
   paged_kv_cache(kernels::backend& backend, const kv_cache_layout& layout);
 
   [[nodiscard]] const kv_cache_layout& layout() const { return layout_; }
+  [[nodiscard]] std::int64_t padding_block() const { return layout_.num_blocks; }
   [[nodiscard]] const kernels::tensor& keys(std::int64_t layer) const;
   [[nodiscard]] const kernels::tensor& values(std::int64_t layer) const;
 

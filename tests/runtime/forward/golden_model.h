@@ -1,6 +1,7 @@
 #pragma once
 // A golden model for forward tests: its config, checkpoint and the HF reference tensors of
-// golden.safetensors (read with the model library's safetensors_file), on the CPU backend.
+// golden.safetensors (read with the model library's safetensors_file), on the CPU backend or
+// another one given to load().
 
 #include <gtest/gtest.h>
 
@@ -64,7 +65,9 @@ struct golden_model {
   std::unique_ptr<model_forward> forward;
   std::vector<golden_prompt> prompts;
 
-  static golden_model load(const std::string& name) {
+  // On the CPU reference backend, or on `backend` (which must outlive the model's use).
+  static golden_model load(const std::string& name,
+                           std::unique_ptr<kernels::backend> backend = nullptr) {
     golden_model m;
     m.name = name;
     const auto dir = pagedserve::testing::goldens_dir() / "models" / name;
@@ -73,7 +76,7 @@ struct golden_model {
     m.config = *config;
     auto weights = load_safetensors_checkpoint(dir, m.config);
     EXPECT_TRUE(weights.ok()) << (weights.ok() ? "" : weights.err().message);
-    m.backend = kernels::make_cpu_backend();
+    m.backend = backend != nullptr ? std::move(backend) : kernels::make_cpu_backend();
     auto uploaded = upload_model_weights(*m.backend, m.config, *weights);
     EXPECT_TRUE(uploaded.ok()) << (uploaded.ok() ? "" : uploaded.err().message);
     m.forward = std::make_unique<model_forward>(*m.backend, m.config, std::move(*uploaded));

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "runtime/forward/decode_graphs.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/sampling/sampler.h"
 
@@ -29,13 +30,25 @@ struct sequence_record {
   std::vector<float> generated_logits;  // [generated.size(), vocab]
 };
 
+// With `graphs`, decode graphs are captured for the schedule's cache first, and steps of
+// decodes only replay them (prompt logits are requested only while a prompt is in the batch).
 inline std::vector<sequence_record> run_schedule(model_forward& fwd,
                                                  std::vector<scheduled_sequence> seqs,
                                                  std::int64_t block_size,
-                                                 std::int64_t num_blocks = 256) {
+                                                 std::int64_t num_blocks = 256,
+                                                 const decode_graph_options* graphs = nullptr) {
   const std::int64_t vocab = fwd.config().vocab_size;
   paged_kv_cache cache(fwd.backend(),
                        kv_cache_layout::for_model(fwd.config(), num_blocks, block_size));
+  if (graphs != nullptr) {
+    // Graph capture freezes the workspace: reserve room for the largest eager step first.
+    std::int64_t max_tokens = 0;
+    for (const scheduled_sequence& s : seqs) {
+      max_tokens += std::min(static_cast<std::int64_t>(s.prompt.size()), s.chunk_size) + 1;
+    }
+    fwd.workspace().reserve(max_tokens, static_cast<std::int64_t>(seqs.size()), num_blocks);
+    fwd.enable_decode_graphs(cache, *graphs);
+  }
   struct state {
     std::vector<token_id> tokens;  // prompt, then generated
     std::int64_t num_computed = 0;
@@ -57,13 +70,13 @@ inline std::vector<sequence_record> run_schedule(model_forward& fwd,
   };
   for (std::int64_t step_index = 0; !all_finished(); ++step_index) {
     forward_batch batch;
-    batch.return_all_logits = true;
     std::vector<std::size_t> members;
     for (std::size_t i = 0; i < seqs.size(); ++i) {
       if (step_index < seqs[i].start_step || finished(i)) continue;
       state& s = states[i];
       const auto prompt_left = static_cast<std::int64_t>(seqs[i].prompt.size()) - s.num_computed;
       const std::int64_t num_new = prompt_left > 0 ? std::min(prompt_left, seqs[i].chunk_size) : 1;
+      if (prompt_left > 0) batch.return_all_logits = true;
       while (static_cast<std::int64_t>(s.table.size()) * block_size < s.num_computed + num_new) {
         s.table.emplace_back(next_block++);
       }
@@ -82,7 +95,7 @@ inline std::vector<sequence_record> run_schedule(model_forward& fwd,
       const std::size_t num_new = batch.sequences[b].new_token_ids.size();
       for (std::size_t j = 0; j < num_new; ++j, ++row) {
         const auto pos = static_cast<std::size_t>(s.num_computed) + j;
-        if (pos < seqs[i].prompt.size()) {
+        if (pos < seqs[i].prompt.size() && batch.return_all_logits) {
           records[i].prompt_logits.resize(seqs[i].prompt.size() * static_cast<std::size_t>(vocab));
           std::copy_n(out.row(row).begin(), vocab,
                       records[i].prompt_logits.begin() +

@@ -1,0 +1,123 @@
+#include "runtime/forward/forward_workspace.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace pagedserve::forward {
+namespace {
+
+using kernels::buffer;
+using kernels::dtype;
+using kernels::tensor;
+
+// The next room: at least what is asked for, and at least double the last (amortised growth
+// for callers that never reserve).
+std::int64_t grown(std::int64_t current, std::int64_t needed) {
+  return needed <= current ? current : std::max(needed, 2 * current);
+}
+
+tensor slice(const tensor& all, std::int64_t offset, std::int64_t count) {
+  return all.reshape({all.numel()}).rows(offset, count);
+}
+
+}  // namespace
+
+forward_workspace::forward_workspace(kernels::backend& backend, const model_config& config)
+    : backend_(backend), config_(config) {}
+
+void forward_workspace::reserve(std::int64_t max_tokens, std::int64_t max_sequences,
+                                std::int64_t table_width) {
+  if (max_tokens <= max_tokens_ && max_sequences <= max_sequences_ &&
+      table_width <= table_width_) {
+    return;
+  }
+  if (frozen_) {
+    std::fprintf(stderr,
+                 "forward_workspace: a step of %lld tokens, %lld sequences and %lld-block "
+                 "tables exceeds the room reserved before graph capture (%lld, %lld, %lld)\n",
+                 static_cast<long long>(max_tokens), static_cast<long long>(max_sequences),
+                 static_cast<long long>(table_width), static_cast<long long>(max_tokens_),
+                 static_cast<long long>(max_sequences_), static_cast<long long>(table_width_));
+    std::abort();
+  }
+  max_tokens_ = grown(max_tokens_, max_tokens);
+  max_sequences_ = grown(max_sequences_, max_sequences);
+  table_width_ = grown(table_width_, table_width);
+  allocate();
+}
+
+void forward_workspace::allocate() {
+  const std::int64_t n = max_tokens_;
+  const std::int64_t s = max_sequences_;
+  const dtype act = backend_.compute_type();
+  const model_config& c = config_;
+  const std::int64_t inputs = offsets_of({n, s, table_width_}).total;
+  inputs_ = backend_.allocate(dtype::i32, {inputs});
+  hidden_ = backend_.allocate(act, {n, c.hidden_size});
+  normed_ = backend_.allocate(act, {n, c.hidden_size});
+  q_ = backend_.allocate(act, {n, c.num_heads, c.head_dim});
+  k_ = backend_.allocate(act, {n, c.num_kv_heads, c.head_dim});
+  v_ = backend_.allocate(act, {n, c.num_kv_heads, c.head_dim});
+  attn_ = backend_.allocate(act, {n, c.num_heads, c.head_dim});
+  proj_ = backend_.allocate(act, {n, c.hidden_size});
+  gate_ = backend_.allocate(act, {n, c.intermediate_size});
+  up_ = backend_.allocate(act, {n, c.intermediate_size});
+  last_hidden_ = backend_.allocate(act, {s, c.hidden_size});
+  logits_ = backend_.allocate(dtype::f32, {s, c.vocab_size});
+  staging_ = backend_.allocate_host(static_cast<std::size_t>(inputs) * sizeof(std::int32_t));
+  staging_ints_ = inputs;
+}
+
+step_views forward_workspace::views(const step_shape& shape) const {
+  if (shape.num_tokens > max_tokens_ || shape.num_sequences > max_sequences_ ||
+      shape.table_width > table_width_) {
+    std::fprintf(stderr, "forward_workspace: views of a step larger than the room reserved\n");
+    std::abort();
+  }
+  const std::int64_t n = shape.num_tokens;
+  const std::int64_t s = shape.num_sequences;
+  const step_offsets o = offsets_of(shape);
+  step_views v;
+  v.inputs = slice(inputs_.view(), 0, o.total);
+  v.token_ids = slice(v.inputs, o.token_ids, n);
+  v.positions = slice(v.inputs, o.positions, n);
+  v.slot_mapping = slice(v.inputs, o.slot_mapping, n);
+  v.query_start = slice(v.inputs, o.query_start, s + 1);
+  v.context_lens = slice(v.inputs, o.context_lens, s);
+  v.last_rows = slice(v.inputs, o.last_rows, s);
+  v.block_tables =
+      slice(v.inputs, o.block_tables, s * shape.table_width).reshape({s, shape.table_width});
+  v.hidden = hidden_.view().rows(0, n);
+  v.normed = normed_.view().rows(0, n);
+  v.q = q_.view().rows(0, n);
+  v.k = k_.view().rows(0, n);
+  v.v = v_.view().rows(0, n);
+  v.attn = attn_.view().rows(0, n);
+  v.proj = proj_.view().rows(0, n);
+  v.gate = gate_.view().rows(0, n);
+  v.up = up_.view().rows(0, n);
+  v.last_hidden = last_hidden_.view().rows(0, s);
+  v.logits = logits_.view().rows(0, s);
+  return v;
+}
+
+std::span<std::int32_t> forward_workspace::staging(const step_shape& shape) const {
+  const std::int64_t total = offsets_of(shape).total;
+  if (total > staging_ints_) {
+    std::fprintf(stderr, "forward_workspace: staging of a step larger than the room reserved\n");
+    std::abort();
+  }
+  return {static_cast<std::int32_t*>(staging_.get()), static_cast<std::size_t>(total)};
+}
+
+std::int64_t forward_workspace::device_bytes() const {
+  std::int64_t total = 0;
+  for (const buffer* b : {&inputs_, &hidden_, &normed_, &q_, &k_, &v_, &attn_, &proj_, &gate_,
+                          &up_, &last_hidden_, &logits_}) {
+    total += static_cast<std::int64_t>(b->view().num_bytes());
+  }
+  return total;
+}
+
+}  // namespace pagedserve::forward

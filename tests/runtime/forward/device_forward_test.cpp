@@ -1,0 +1,222 @@
+// The forward on the CUDA backend against the HF goldens, built twice: test_forward_cuda on
+// the GPU (label gpu) and test_forward_simt on the SIMT emulator (every CI run).
+//   fp32: the CPU reference's tolerances, eagerly and through decode graphs
+//   bf16: greedy tokens equal wherever the goldens' margin exceeds what bf16 rounding moves a
+//         logit (measured on the same run's prompt logits)
+//   decode graphs: replayed steps give the eager steps' logits, padding rows touch nothing
+//   KV pool sizing: the plan fits the budget, and its cache can be allocated
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/device_info.h"
+#include "runtime/forward/decode_graphs.h"
+#include "runtime/forward/kv_pool_sizing.h"
+#include "tests/runtime/forward/golden_checks.h"
+
+namespace pagedserve::forward::testing {
+namespace {
+
+// A CUDA backend of `type`, or null with the reason (no device here).
+std::unique_ptr<kernels::backend> device_backend(kernels::dtype type, std::string* why) {
+  if (!kernels::cuda::query_device(why)) return nullptr;
+  auto made = kernels::make_cuda_backend({type, 0});
+  if (!made) {
+    *why = made.err().message;
+    return nullptr;
+  }
+  return std::move(made).value();
+}
+
+#define LOAD_ON_DEVICE(model, name, type)                                \
+  std::string why;                                                       \
+  auto backend_for_##model = device_backend(type, &why);                 \
+  if (backend_for_##model == nullptr) GTEST_SKIP() << "no CUDA device: " << why; \
+  golden_model model = golden_model::load(name, std::move(backend_for_##model))
+
+const auto all_models = ::testing::Values("tiny-llama", "tiny-llama-bf16", "tiny-qwen2", "tiny-qwen3");
+
+class device_golden_f32 : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(device_golden_f32, each_prompt_alone_matches_logits_and_greedy_tokens) {
+  LOAD_ON_DEVICE(m, GetParam(), kernels::dtype::f32);
+  expect_each_prompt_alone_matches(m);
+}
+
+TEST_P(device_golden_f32, four_prompts_in_one_mixed_batch_match_each_alone) {
+  LOAD_ON_DEVICE(m, GetParam(), kernels::dtype::f32);
+  expect_mixed_batch_matches(m);
+}
+
+// Decode steps through captured graphs: every greedy step's logits and token as the goldens.
+TEST_P(device_golden_f32, decode_graphs_give_the_reference_greedy_tokens) {
+  LOAD_ON_DEVICE(m, GetParam(), kernels::dtype::f32);
+  std::vector<scheduled_sequence> seqs;
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    seqs.push_back({m.prompts[static_cast<std::size_t>(i)].ids, 40, 0, num_greedy_tokens});
+  }
+  const decode_graph_options graphs{{1, 2, 4, 8}, 256};
+  const auto records = run_schedule(*m.forward, seqs, 16, 256, &graphs);
+  ASSERT_NE(m.forward->graphs(), nullptr) << "this backend captures graphs";
+  EXPECT_GE(m.forward->graphs()->num_replays(), num_greedy_tokens - 1);
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    const golden_prompt& p = m.prompts[static_cast<std::size_t>(i)];
+    const sequence_record& r = records[static_cast<std::size_t>(i)];
+    EXPECT_TRUE(logits_match(r.prompt_logits, p.logits)) << "prompt " << i;
+    EXPECT_EQ(r.generated, p.greedy) << "prompt " << i;
+    EXPECT_TRUE(logits_match(r.generated_logits, p.greedy_logits)) << "prompt " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(models, device_golden_f32, all_models, model_test_name);
+
+// The largest |got - want| over all entries.
+double max_abs_error(const std::vector<float>& got, const std::vector<float>& want) {
+  double err = 0.0;
+  for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+    err = std::max(err, std::abs(static_cast<double>(got[i]) - want[i]));
+  }
+  return got.size() == want.size() ? err : std::numeric_limits<double>::infinity();
+}
+
+// Top-1 minus top-2 logit of a row.
+double margin(std::span<const float> row) {
+  float first = -INFINITY;
+  float second = -INFINITY;
+  for (float v : row) {
+    if (v > first) {
+      second = first;
+      first = v;
+    } else if (v > second) {
+      second = v;
+    }
+  }
+  return static_cast<double>(first) - second;
+}
+
+class device_golden_bf16 : public ::testing::TestWithParam<std::string> {};
+
+// bf16 storage moves every logit by up to some epsilon; measured here as the largest prompt
+// logit error of this very run. A greedy step whose golden margin exceeds twice that cannot
+// flip, so the tokens must agree up to the first step with a smaller margin (where a
+// different pick is rounding, and the continuations part ways).
+TEST_P(device_golden_bf16, greedy_tokens_agree_wherever_the_margin_beats_bf16_rounding) {
+  LOAD_ON_DEVICE(m, GetParam(), kernels::dtype::bf16);
+  const std::int64_t vocab = m.config.vocab_size;
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    const golden_prompt& p = m.prompts[static_cast<std::size_t>(i)];
+    const auto records = run_schedule(*m.forward, {{p.ids}}, 16);
+    const sequence_record& r = records[0];
+    const double epsilon = max_abs_error(r.prompt_logits, p.logits);
+    double max_ref = 0.0;
+    for (float v : p.logits) max_ref = std::max(max_ref, std::abs(static_cast<double>(v)));
+    EXPECT_LE(epsilon, 5e-2 * max_ref) << "prompt " << i << ": bf16 logits far from the reference";
+    std::size_t agreed = 0;
+    for (std::size_t step = 0; step < p.greedy.size(); ++step) {
+      const double golden_margin =
+          margin(std::span<const float>(p.greedy_logits)
+                     .subspan(step * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab)));
+      if (r.generated[step] != p.greedy[step]) {
+        EXPECT_LE(golden_margin, 2.0 * epsilon)
+            << "prompt " << i << " step " << step << ": token " << r.generated[step] << " vs "
+            << p.greedy[step] << " with a margin of " << golden_margin << " (bf16 epsilon "
+            << epsilon << ")";
+        break;
+      }
+      ++agreed;
+    }
+    RecordProperty("prompt" + std::to_string(i) + "_agreed_steps", static_cast<int>(agreed));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(models, device_golden_bf16, all_models, model_test_name);
+
+// The same decode steps through graphs and eagerly, on two copies of the model and cache:
+// the logits agree (graphs pad the batch and fix the split count, so fp32 rounding may
+// differ slightly), and the real sequences' cache blocks hold the same keys.
+TEST(device_decode_graphs, replayed_steps_give_the_eager_steps_logits) {
+  for (const kernels::dtype type : {kernels::dtype::f32, kernels::dtype::bf16}) {
+    LOAD_ON_DEVICE(eager, "tiny-qwen3", type);
+    auto graph_backend = device_backend(type, &why);
+    golden_model replayed = golden_model::load("tiny-qwen3", std::move(graph_backend));
+    std::vector<scheduled_sequence> seqs;
+    for (int i = 0; i < 3; ++i) seqs.push_back({replayed.prompts[static_cast<std::size_t>(i)].ids, 64, i, 9});
+    const decode_graph_options graphs{{2, 4}, 512};
+    const auto want = run_schedule(*eager.forward, seqs, 16);
+    const auto got = run_schedule(*replayed.forward, seqs, 16, 256, &graphs);
+    ASSERT_NE(replayed.forward->graphs(), nullptr);
+    EXPECT_GT(replayed.forward->graphs()->num_replays(), 0U);
+    const double tolerance = type == kernels::dtype::f32 ? 1e-5 : 3e-2;
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+      EXPECT_EQ(got[i].generated, want[i].generated) << "sequence " << i;
+      double max_ref = 0.0;
+      for (float v : want[i].generated_logits) max_ref = std::max(max_ref, std::abs(double{v}));
+      EXPECT_LE(max_abs_error(got[i].generated_logits, want[i].generated_logits),
+                tolerance * std::max(max_ref, 1.0))
+          << "sequence " << i;
+    }
+  }
+}
+
+TEST(device_decode_graphs, the_ladder_pads_to_the_next_size) {
+  EXPECT_EQ(default_decode_batch_sizes(1), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(default_decode_batch_sizes(20), (std::vector<std::int64_t>{1, 2, 4, 8, 16, 20}));
+  const auto sizes = default_decode_batch_sizes(256);
+  EXPECT_EQ(sizes.size(), 3U + 32U);
+  EXPECT_EQ(sizes.back(), 256);
+}
+
+// The plan's cache fits the budget, a cache of that size allocates, and it leaves the
+// unbudgeted share free.
+TEST(device_kv_pool, the_planned_cache_fits_the_memory_budget) {
+  LOAD_ON_DEVICE(m, "tiny-llama", kernels::dtype::bf16);
+  // A small share: on the emulator "device memory" is host memory this test fills.
+  kv_pool_request request;
+  request.gpu_memory_utilization = 0.05;
+  request.max_num_batched_tokens = 512;
+  request.max_num_seqs = 16;
+  request.max_model_len = 1024;
+  const auto plan = plan_kv_pool(*m.forward, request);
+  ASSERT_TRUE(plan.ok()) << plan.err().message;
+  EXPECT_GT(plan->num_blocks * request.block_size, request.max_model_len);
+  EXPECT_LE(plan->in_use_bytes + plan->kv_bytes, plan->budget_bytes);
+  EXPECT_GT(plan->in_use_bytes + plan->kv_bytes + plan->bytes_per_block * 2, plan->budget_bytes)
+      << "the plan leaves a whole block of the budget unused";
+  paged_kv_cache cache(m.forward->backend(),
+                       kv_cache_layout::for_model(m.config, plan->num_blocks, request.block_size));
+  const auto memory = m.forward->backend().memory();
+  ASSERT_TRUE(memory.has_value());
+  EXPECT_GE(memory->free_bytes, memory->total_bytes - plan->budget_bytes);
+}
+
+TEST(device_kv_pool, too_little_memory_for_one_sequence_is_an_error_with_the_figures) {
+  LOAD_ON_DEVICE(m, "tiny-llama", kernels::dtype::bf16);
+  kv_pool_request request;
+  request.gpu_memory_utilization = 0.5;
+  request.max_model_len = std::int64_t{1} << 40;  // rejected before any allocation
+  const auto plan = plan_kv_pool(*m.forward, request);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.err().code, error_code::capacity_exceeded);
+  EXPECT_NE(plan.err().message.find("gpu_memory_utilization"), std::string::npos)
+      << plan.err().message;
+  request.max_model_len = 1024;
+  request.gpu_memory_utilization = 1.5;
+  EXPECT_EQ(plan_kv_pool(*m.forward, request).err().code, error_code::invalid_argument);
+}
+
+TEST(device_kv_pool, the_cpu_backend_has_no_pool_to_size) {
+  golden_model m = golden_model::load("tiny-llama");
+  const auto plan = plan_kv_pool(*m.forward, kv_pool_request{});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.err().code, error_code::unsupported);
+}
+
+}  // namespace
+}  // namespace pagedserve::forward::testing
