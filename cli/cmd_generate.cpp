@@ -1,6 +1,7 @@
 // pagedserve generate: runs one prompt (token ids) through the model and prints the
 // generated token ids. Exercises the whole forward path without a server: config, weights,
-// backend, paged KV cache, sampler. With no model given it runs the built-in demo model.
+// backend (cpu, or cuda with --dtype), paged KV cache, sampler. With no model given it runs
+// the built-in demo model.
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -14,7 +15,7 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "kernels/cpu/cpu_backend.h"
+#include "kernels/backend_registry.h"
 #include "runtime/engine/model_loading.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/model/checkpoint.h"
@@ -29,6 +30,7 @@ struct generate_options {
   std::string model_config_file;
   std::string load_format = "auto";
   std::string backend = "cpu";
+  std::string dtype;  // default: float32 on cpu, bfloat16 on cuda
   std::vector<token_id> prompt_ids;
   std::int64_t max_tokens = 16;
   std::int64_t block_size = 16;
@@ -85,10 +87,6 @@ status check_request(const generate_options& opt, const model_config& config) {
     return make_error(error_code::invalid_argument, "--max-tokens must be >= 1");
   if (opt.block_size < 1)
     return make_error(error_code::invalid_argument, "--block-size must be >= 1");
-  if (opt.backend != "cpu") {
-    return make_error(error_code::unsupported,
-                      "backend '" + opt.backend + "' is not available; use cpu");
-  }
   return opt.sampling.validate();
 }
 
@@ -179,6 +177,9 @@ void add_options(CLI::App& app, generate_options& opt) {
   app.add_flag("--ignore-eos", opt.ignore_eos, "keep generating past EOS tokens");
   app.add_option("--backend", opt.backend, "compute backend")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--dtype", opt.dtype,
+                 "compute type: float32, bfloat16 or float16 (cuda; default bfloat16; the cpu "
+                 "computes in float32)");
   app.add_option("--block-size", opt.block_size, "KV cache block size in tokens");
   app.add_flag("--json", opt.json, "print one JSON object on stdout");
 }
@@ -200,7 +201,20 @@ int run_generate(int argc, char** argv) {
     spdlog::error("{}", s.err().message);
     return 2;
   }
-  auto backend = kernels::make_cpu_backend();
+  const std::string type_name = !opt.dtype.empty()     ? opt.dtype
+                                : opt.backend == "cpu" ? "float32"
+                                                       : "bfloat16";
+  const auto type = kernels::parse_compute_type(type_name);
+  if (!type) {
+    spdlog::error("--dtype must be float32, bfloat16 or float16, got '{}'", type_name);
+    return 2;
+  }
+  auto made = kernels::make_backend(opt.backend, *type);
+  if (!made) {
+    spdlog::error("{}", made.err().message);
+    return made.err().code == error_code::invalid_argument ? 2 : 1;
+  }
+  std::unique_ptr<kernels::backend> backend = std::move(made).value();
   auto weights = forward::upload_model_weights(*backend, model->config, *model->weights);
   if (!weights) {
     spdlog::error("cannot load the weights: {}", weights.err().message);
@@ -212,7 +226,7 @@ int run_generate(int argc, char** argv) {
 }
 
 const command_registration registration{
-    {"generate", "generate tokens for a prompt of token ids (CPU forward)", &run_generate}};
+    {"generate", "generate tokens for a prompt of token ids (CPU or CUDA forward)", &run_generate}};
 
 }  // namespace
 }  // namespace pagedserve::cli

@@ -4,12 +4,14 @@
 #   bin/       the test and benchmark binaries
 #   lib/       every shared library they need that is neither glibc nor CUDA (per ldd)
 #   fixtures/  fixtures from ../shared that bundled tests read, laid out as ../shared is
-#              (PAGEDSERVE_SHARED_DIR): GPU_BUNDLE_FIXTURES, by default goldens/models when
-#              extra targets are bundled (the kernel tests need none). The carry limit is
-#              64 MiB and the libraries alone take ~41 MiB (OpenBLAS), so bundle little.
-# and prints the `carry` list for the GPU machine, where scripts/gpu-check.sh runs it.
+#              (PAGEDSERVE_SHARED_DIR): GPU_BUNDLE_FIXTURES, by default goldens/models (the
+#              forward tests read them). The carry limit is 64 MiB and the libraries take
+#              ~41 MiB (OpenBLAS), so bundle little.
+# packs it as build-gpu/bundle.tar.xz (the folder is over the 64 MiB carry limit, the archive
+# well under it) and prints the `carry` list for the GPU machine, where scripts/gpu-check.sh
+# unpacks and runs it.
 #
-#   scripts/gpu-bundle.sh                       # the kernel tests and the kernel benchmark
+#   scripts/gpu-bundle.sh                       # the CUDA tests and the CUDA benchmarks
 #   GPU_BUNDLE_TARGETS="pagedserve test_forward" scripts/gpu-bundle.sh   # add more targets
 #   JOBS=2 (default) limits the build's parallelism.
 set -euo pipefail
@@ -17,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 build="build-gpu"
 bundle=$build/bundle
-targets="test_cuda_device test_cuda_ops bench_cuda_kernels ${GPU_BUNDLE_TARGETS:-}"
+targets="test_cuda_device test_cuda_ops test_forward_cuda bench_cuda_kernels bench_cuda_decode ${GPU_BUNDLE_TARGETS:-}"
 shared_dir=${PAGEDSERVE_SHARED_DIR:-$(pwd)/../shared}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPAGEDSERVE_ENABLE_CUDA=ON \
@@ -52,13 +54,16 @@ for binary in "$bundle"/bin/*; do
   done
 done
 
-fixtures=${GPU_BUNDLE_FIXTURES-${GPU_BUNDLE_TARGETS:+goldens/models}}
+fixtures=${GPU_BUNDLE_FIXTURES-goldens/models}
 for fixture in $fixtures; do
   mkdir -p "$bundle/fixtures/$(dirname "$fixture")"
   cp -r "$shared_dir/$fixture" "$bundle/fixtures/$fixture"
 done
 
-echo "bundle: $(du -sh "$bundle" | cut -f1) in $bundle"
+strip --strip-unneeded "$bundle"/bin/*
+# OpenBLAS alone is ~36 MiB: the folder is over the 64 MiB carry limit, its archive is not.
+tar -C "$build" -cf - bundle | xz -T "${JOBS:-2}" -6 > "$build/bundle.tar.xz"
+echo "bundle: $(du -sh "$bundle" | cut -f1) in $bundle, $(du -sh "$build/bundle.tar.xz" | cut -f1) as $build/bundle.tar.xz"
 ls "$bundle/bin" "$bundle/lib"
-echo "carry: [\"$bundle\"]"
-echo "run there: bash scripts/gpu-check.sh"
+echo "carry: [\"$build/bundle.tar.xz\"]"
+echo "run there: bash scripts/gpu-check.sh   (it unpacks the archive first)"

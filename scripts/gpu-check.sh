@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Runs the GPU checks on the GPU machine, from the repository root, on the bundle that
-# scripts/gpu-bundle.sh made (carried as build-gpu/bundle): nvidia-smi, every test binary
-# in the bundle (the CUDA kernels against the CPU reference, and any other test bundled),
-# then the kernel benchmark. Full logs go to $OUT (when set) or build-gpu/bundle/logs; a
-# short table comes last. Exit status 0 only if every test passed and none was skipped.
+# scripts/gpu-bundle.sh made (carried as build-gpu/bundle.tar.xz, unpacked here), in one call:
+#   1. nvidia-smi
+#   2. every test binary in the bundle: the CUDA kernels against the CPU reference
+#      (test_cuda_ops), the forward against the HF goldens in fp32 and bf16, decode graphs
+#      and KV pool sizing (test_forward_cuda), the device query (test_cuda_device)
+#   3. the benchmarks: bench_cuda_kernels (attention bandwidth, prefill TFLOP/s, sampling,
+#      cuBLAS GEMMs) and bench_cuda_decode (a Llama-3.2-1B-shaped decode step at batch 1, 64
+#      and 256 against its memory floor)
+# Full logs go to $OUT (when set) or build-gpu/bundle/logs; a short table comes last. Exit
+# status 0 only if every test passed, none was skipped and every benchmark ran.
+#   STEP_TIMEOUT=300 (default) bounds each step; BENCH_RUNS=100 the kernel timings.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 bundle=${GPU_BUNDLE:-build-gpu/bundle}
+if [[ ! -d "$bundle/bin" && -f "$bundle.tar.xz" ]]; then
+  tar -C "$(dirname "$bundle")" -xJf "$bundle.tar.xz" || { echo "gpu-check: cannot unpack $bundle.tar.xz" >&2; exit 2; }
+fi
 logs=${OUT:-$bundle/logs}
 mkdir -p "$logs"
 [[ -d "$bundle/bin" ]] || { echo "gpu-check: no bundle in $bundle (run scripts/gpu-bundle.sh)" >&2; exit 2; }
@@ -43,13 +53,20 @@ for test in "$bundle"/bin/test_*; do
   grep -E '^\[  FAILED  \]|Failure|check failed|CUDA call failed' "$logs/$name.log" | head -n 20
 done
 
-if [[ -x "$bundle/bin/bench_cuda_kernels" ]]; then
-  timeout "$step_timeout" "$bundle/bin/bench_cuda_kernels" > "$logs/bench_cuda_kernels.log" 2>&1
-  rc=$?
+# bench name | arguments | lines of its table to keep in the summary
+run_bench() {
+  local name=$1 args=$2 keep=$3
+  [[ -x "$bundle/bin/$name" ]] || return 0
+  # shellcheck disable=SC2086
+  timeout "$step_timeout" "$bundle/bin/$name" $args > "$logs/$name.log" 2>&1
+  local rc=$?
   [[ $rc -eq 0 ]] || failed=1
-  summary+=("$(printf '%-24s rc=%s' bench_cuda_kernels "$rc")")
-  while IFS= read -r line; do summary+=("  $line"); done < <(grep -E '^(kernel|paged_attention|device)' "$logs/bench_cuda_kernels.log")
-fi
+  summary+=("$(printf '%-24s rc=%s' "$name" "$rc")")
+  while IFS= read -r line; do summary+=("  $line"); done < <(grep -E "$keep" "$logs/$name.log")
+}
+run_bench bench_cuda_kernels "--runs ${BENCH_RUNS:-100}" '^(kernel|decode|prefill|sample|gemm|device)'
+run_bench bench_cuda_decode "--model-config config/models/llama-3.2-1b.json --batches 1,64,256 --context 1024" \
+  '^(batch|[0-9]|captured|weights|device)'
 
 echo
 echo "== GPU check summary (logs in $logs) =="

@@ -26,8 +26,7 @@ decode_graphs::decode_graphs(model_forward& forward, paged_kv_cache& cache,
       table_width_(table_width),
       max_context_len_(table_width * cache.layout().block_size) {}
 
-std::unique_ptr<decode_graphs> decode_graphs::capture(model_forward& forward,
-                                                      paged_kv_cache& cache,
+std::unique_ptr<decode_graphs> decode_graphs::capture(model_forward& forward, paged_kv_cache& cache,
                                                       const decode_graph_options& options) {
   std::vector<std::int64_t> sizes = options.batch_sizes;
   std::sort(sizes.begin(), sizes.end());
@@ -48,9 +47,8 @@ std::unique_ptr<decode_graphs> decode_graphs::capture(model_forward& forward,
     const std::int64_t size = sizes[k];
     const step_shape shape{size, size, width};
     // Padding rows only: any inputs will do for the warm-up and for the recording.
-    const batch_metadata padding = pad_decode_batch(batch_metadata{}, size,
-                                                    static_cast<std::int32_t>(cache.padding_block()),
-                                                    block_size);
+    const batch_metadata padding = pad_decode_batch(
+        batch_metadata{}, size, static_cast<std::int32_t>(cache.padding_block()), block_size);
     const std::span<std::int32_t> staging = workspace.staging(shape);
     pack_step_inputs(padding, shape, staging);
     backend.copy_from_host_async(workspace.views(shape).inputs, staging.data());
@@ -71,9 +69,9 @@ std::int64_t decode_graphs::padded_size(std::int64_t n) const {
 }
 
 bool decode_graphs::covers(const paged_kv_cache& cache, const batch_metadata& meta) const {
-  return &cache == &cache_ && meta.num_tokens == meta.num_sequences &&
-         meta.num_sequences > 0 && padded_size(meta.num_sequences) != 0 &&
-         meta.max_blocks_per_sequence <= table_width_ && meta.max_context_len <= max_context_len_;
+  return &cache == &cache_ && meta.num_tokens == meta.num_sequences && meta.num_sequences > 0 &&
+         padded_size(meta.num_sequences) != 0 && meta.max_blocks_per_sequence <= table_width_ &&
+         meta.max_context_len <= max_context_len_;
 }
 
 kernels::tensor decode_graphs::enqueue(const batch_metadata& meta) {

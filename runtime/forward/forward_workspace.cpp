@@ -28,8 +28,7 @@ forward_workspace::forward_workspace(kernels::backend& backend, const model_conf
 
 void forward_workspace::reserve(std::int64_t max_tokens, std::int64_t max_sequences,
                                 std::int64_t table_width) {
-  if (max_tokens <= max_tokens_ && max_sequences <= max_sequences_ &&
-      table_width <= table_width_) {
+  if (max_tokens <= max_tokens_ && max_sequences <= max_sequences_ && table_width <= table_width_) {
     return;
   }
   if (frozen_) {
@@ -113,8 +112,8 @@ std::span<std::int32_t> forward_workspace::staging(const step_shape& shape) cons
 
 std::int64_t forward_workspace::device_bytes() const {
   std::int64_t total = 0;
-  for (const buffer* b : {&inputs_, &hidden_, &normed_, &q_, &k_, &v_, &attn_, &proj_, &gate_,
-                          &up_, &last_hidden_, &logits_}) {
+  for (const buffer* b : {&inputs_, &hidden_, &normed_, &q_, &k_, &v_, &attn_, &proj_, &gate_, &up_,
+                          &last_hidden_, &logits_}) {
     total += static_cast<std::int64_t>(b->view().num_bytes());
   }
   return total;

@@ -31,16 +31,16 @@ status validate(const kv_pool_request& r) {
 }
 
 error too_small(const kv_pool_plan& plan, const kv_pool_request& request) {
-  return make_error(
-      error_code::capacity_exceeded,
-      "the KV cache does not fit one sequence of max_model_len " +
-          std::to_string(request.max_model_len) + ": " + gib(plan.budget_bytes) + " of " +
-          gib(plan.total_bytes) + " (gpu_memory_utilization " +
-          std::to_string(request.gpu_memory_utilization) + ") minus " + gib(plan.in_use_bytes) +
-          " in use leaves room for " + std::to_string(plan.num_blocks) + " blocks of " +
-          std::to_string(request.block_size) +
-          " tokens; raise gpu_memory_utilization or lower max_model_len, "
-          "max_num_batched_tokens or max_num_seqs");
+  return make_error(error_code::capacity_exceeded,
+                    "the KV cache does not fit one sequence of max_model_len " +
+                        std::to_string(request.max_model_len) + ": " + gib(plan.budget_bytes) +
+                        " of " + gib(plan.total_bytes) + " (gpu_memory_utilization " +
+                        std::to_string(request.gpu_memory_utilization) + ") minus " +
+                        gib(plan.in_use_bytes) + " in use leaves room for " +
+                        std::to_string(plan.num_blocks) + " blocks of " +
+                        std::to_string(request.block_size) +
+                        " tokens; raise gpu_memory_utilization or lower max_model_len, "
+                        "max_num_batched_tokens or max_num_seqs");
 }
 
 }  // namespace
@@ -79,9 +79,9 @@ result<kv_pool_plan> plan_kv_pool(model_forward& forward, const kv_pool_request&
                           "' has no device memory to size the KV cache from; set num_blocks");
   }
   const std::int64_t width = (request.max_model_len + request.block_size - 1) / request.block_size;
-  const std::int64_t bytes_per_block = kv_cache_layout::for_model(forward.config(), 1,
-                                                                  request.block_size)
-                                           .bytes_per_block(backend.compute_type());
+  const std::int64_t bytes_per_block =
+      kv_cache_layout::for_model(forward.config(), 1, request.block_size)
+          .bytes_per_block(backend.compute_type());
   // Hopeless before profiling: one longest sequence alone would overflow the budget.
   {
     const kernels::memory_figures now = *backend.memory();

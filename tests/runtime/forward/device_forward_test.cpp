@@ -35,13 +35,14 @@ std::unique_ptr<kernels::backend> device_backend(kernels::dtype type, std::strin
   return std::move(made).value();
 }
 
-#define LOAD_ON_DEVICE(model, name, type)                                \
-  std::string why;                                                       \
-  auto backend_for_##model = device_backend(type, &why);                 \
+#define LOAD_ON_DEVICE(model, name, type)                                        \
+  std::string why;                                                               \
+  auto backend_for_##model = device_backend(type, &why);                         \
   if (backend_for_##model == nullptr) GTEST_SKIP() << "no CUDA device: " << why; \
   golden_model model = golden_model::load(name, std::move(backend_for_##model))
 
-const auto all_models = ::testing::Values("tiny-llama", "tiny-llama-bf16", "tiny-qwen2", "tiny-qwen3");
+const auto all_models =
+    ::testing::Values("tiny-llama", "tiny-llama-bf16", "tiny-qwen2", "tiny-qwen3");
 
 class device_golden_f32 : public ::testing::TestWithParam<std::string> {};
 
@@ -120,9 +121,9 @@ TEST_P(device_golden_bf16, greedy_tokens_agree_wherever_the_margin_beats_bf16_ro
     EXPECT_LE(epsilon, 5e-2 * max_ref) << "prompt " << i << ": bf16 logits far from the reference";
     std::size_t agreed = 0;
     for (std::size_t step = 0; step < p.greedy.size(); ++step) {
-      const double golden_margin =
-          margin(std::span<const float>(p.greedy_logits)
-                     .subspan(step * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab)));
+      const double golden_margin = margin(
+          std::span<const float>(p.greedy_logits)
+              .subspan(step * static_cast<std::size_t>(vocab), static_cast<std::size_t>(vocab)));
       if (r.generated[step] != p.greedy[step]) {
         EXPECT_LE(golden_margin, 2.0 * epsilon)
             << "prompt " << i << " step " << step << ": token " << r.generated[step] << " vs "
@@ -147,7 +148,8 @@ TEST(device_decode_graphs, replayed_steps_give_the_eager_steps_logits) {
     auto graph_backend = device_backend(type, &why);
     golden_model replayed = golden_model::load("tiny-qwen3", std::move(graph_backend));
     std::vector<scheduled_sequence> seqs;
-    for (int i = 0; i < 3; ++i) seqs.push_back({replayed.prompts[static_cast<std::size_t>(i)].ids, 64, i, 9});
+    for (int i = 0; i < 3; ++i)
+      seqs.push_back({replayed.prompts[static_cast<std::size_t>(i)].ids, 64, i, 9});
     const decode_graph_options graphs{{2, 4}, 512};
     const auto want = run_schedule(*eager.forward, seqs, 16);
     const auto got = run_schedule(*replayed.forward, seqs, 16, 256, &graphs);

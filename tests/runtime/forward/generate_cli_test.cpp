@@ -85,5 +85,38 @@ TEST(generate_cli, demo_model_runs_without_arguments_but_the_prompt) {
   EXPECT_LE(out.at("token_ids").as_array().size(), 3U);
 }
 
+// On the GPU the same greedy continuation in fp32; without one (or without CUDA in the
+// build) a clear error and exit status 1, never a crash.
+TEST(generate_cli, the_cuda_backend_runs_the_golden_or_says_why_not) {
+  const fs::path model = pagedserve::testing::goldens_dir() / "models" / "tiny-llama";
+  const auto golden = read_json(model / "golden.json");
+  const auto& prompt = golden.at("prompts").as_array().at(2).as_object();
+  const run_result r = run_pagedserve(
+      "generate --model " + model.string() + " --backend cuda --dtype float32 --prompt-ids " +
+      join(prompt.at("ids").as_array()) + " --max-tokens 24 --temperature 0 --ignore-eos --json" +
+      " 2>/tmp/pagedserve_generate_cuda_stderr");
+  if (r.exit_status == 0) {
+    const auto out = boost::json::parse(r.out).as_object();
+    EXPECT_EQ(join(out.at("token_ids").as_array()), join(prompt.at("greedy").as_array()));
+    return;
+  }
+  EXPECT_EQ(r.exit_status, 1) << r.out;
+  std::ifstream err_file("/tmp/pagedserve_generate_cuda_stderr");
+  std::ostringstream err;
+  err << err_file.rdbuf();
+  EXPECT_TRUE(err.str().find("no CUDA device") != std::string::npos ||
+              err.str().find("not in this build") != std::string::npos)
+      << err.str();
+}
+
+TEST(generate_cli, a_compute_type_the_backend_lacks_is_a_usage_error) {
+  const run_result cpu_half = run_pagedserve("generate --prompt-ids 1,2 --dtype float16 2>&1");
+  EXPECT_EQ(cpu_half.exit_status, 2) << cpu_half.out;
+  EXPECT_NE(cpu_half.out.find("float32 only"), std::string::npos) << cpu_half.out;
+  const run_result unknown = run_pagedserve("generate --prompt-ids 1,2 --dtype int8 2>&1");
+  EXPECT_EQ(unknown.exit_status, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("--dtype"), std::string::npos) << unknown.out;
+}
+
 }  // namespace
 }  // namespace pagedserve::forward::testing
