@@ -34,6 +34,7 @@
 #include "kernels/cuda/device_check.cuh"
 #include "kernels/cuda/element.cuh"
 #include "kernels/cuda/launch.cuh"
+#include "kernels/cuda/paged_batch.cuh"
 
 namespace pagedserve::kernels::cuda {
 namespace {
@@ -48,23 +49,10 @@ constexpr int unroll_keys = 4;  // keys whose loads a thread issues before using
 constexpr int default_shared_bytes = 48 * 1024;
 
 template <class T>
-struct attention_args {
-  T* out;
-  const T* query;
-  const T* key_cache;
-  const T* value_cache;
-  const std::int32_t* query_start;
-  const std::int32_t* context_lens;
-  const std::int32_t* block_tables;
+struct attention_args : paged_batch<T> {
   float* part_max;  // [rows, heads, splits]; null with one split
   float* part_sum;  // [rows, heads, splits]
   float* part_acc;  // [rows, heads, splits, head_dim]
-  int num_seqs;
-  int num_heads;
-  int num_kv_heads;
-  int block_size;
-  int max_blocks_per_seq;
-  int num_blocks;
   int num_splits;
   int keys_per_split;  // a multiple of chunk_keys
   float scale;
@@ -110,17 +98,6 @@ __device__ int sequence_of(const std::int32_t* query_start, int num_seqs, int ro
   return lo;
 }
 
-// Offset of (position, kv_head) in the cache through the sequence's block table.
-template <class T>
-__device__ std::int64_t cache_offset(const attention_args<T>& a, const std::int32_t* table,
-                                     int position, int kv_head, int head_dim) {
-  const std::int32_t block = table[position / a.block_size];
-  DEVICE_CHECK("paged_attention", block >= 0 && block < a.num_blocks);
-  const std::int64_t slot =
-      static_cast<std::int64_t>(block) * a.block_size + position % a.block_size;
-  return (slot * a.num_kv_heads + kv_head) * head_dim;
-}
-
 template <class T, int head_dim>
 __device__ void score_keys(const attention_args<T>& a, const std::int32_t* table, int kv_head,
                            int key_begin, int key_end, int group, const float* q_sh, float* p_sh) {
@@ -136,7 +113,7 @@ __device__ void score_keys(const attention_args<T>& a, const std::int32_t* table
       const int key = base + u * layout::groups + key_group;
       if (key < key_end) {
         load_vector<layout::elems>(
-            a.key_cache + cache_offset(a, table, key, kv_head, head_dim) + lane * layout::elems,
+            a.key_cache + a.cache_offset(table, key, kv_head, head_dim) + lane * layout::elems,
             k[u]);
       }
     }
@@ -206,7 +183,7 @@ __device__ void accumulate_values(const attention_args<T>& a, const std::int32_t
     for (int u = 0; u < unroll_keys; ++u) {
       const int key = base + u * layout::lanes;
       v[u] = key < key_end
-                 ? load_pair(a.value_cache + cache_offset(a, table, key, kv_head, head_dim) + d)
+                 ? load_pair(a.value_cache + a.cache_offset(table, key, kv_head, head_dim) + d)
                  : make_float2(0.0F, 0.0F);
     }
 #pragma unroll
@@ -285,8 +262,7 @@ __global__ void __launch_bounds__(attention_threads)
   }
   __syncthreads();
 
-  const std::int32_t* table =
-      a.block_tables + static_cast<std::int64_t>(seq) * a.max_blocks_per_seq;
+  const std::int32_t* table = a.table(seq);
   float acc[max_group][2] = {};
   for (int chunk = key_begin; chunk < key_end; chunk += chunk_keys) {
     const int chunk_end = min(key_end, chunk + chunk_keys);
@@ -370,19 +346,7 @@ void launch(const paged_attention_params& p, float* workspace, bool skip_prefill
   const int num_rows = static_cast<int>(p.query.dim(0));
   const int num_kv_heads = static_cast<int>(p.key_cache.dim(2));
   attention_args<T> a{};
-  a.out = p.out.as<T>();
-  a.query = p.query.as<const T>();
-  a.key_cache = p.key_cache.as<const T>();
-  a.value_cache = p.value_cache.as<const T>();
-  a.query_start = p.query_start.as<const std::int32_t>();
-  a.context_lens = p.context_lens.as<const std::int32_t>();
-  a.block_tables = p.block_tables.as<const std::int32_t>();
-  a.num_seqs = static_cast<int>(p.context_lens.numel());
-  a.num_heads = static_cast<int>(p.query.dim(1));
-  a.num_kv_heads = num_kv_heads;
-  a.block_size = static_cast<int>(p.key_cache.dim(1));
-  a.max_blocks_per_seq = static_cast<int>(p.block_tables.dim(1));
-  a.num_blocks = static_cast<int>(p.key_cache.dim(0));
+  static_cast<paged_batch<T>&>(a) = paged_batch<T>::from(p);
   const split_plan plan = plan_splits(p);
   a.num_splits = plan.num_splits;
   a.keys_per_split = plan.keys_per_split;
@@ -396,9 +360,15 @@ void launch(const paged_attention_params& p, float* workspace, bool skip_prefill
   }
   const int group = a.num_heads / num_kv_heads;
   const auto shared_bytes = static_cast<int>(sizeof(float)) * shared_floats<head_dim>(group);
-  if (shared_bytes > default_shared_bytes) {
-    allow_dynamic_shared(paged_attention_kernel<T, head_dim>, shared_bytes);
-  }
+  // Once per kernel, for the largest group: never a runtime call inside a graph capture.
+  static const bool opted_in = [] {
+    const auto most = static_cast<int>(sizeof(float)) * shared_floats<head_dim>(max_group);
+    if (most > default_shared_bytes) {
+      allow_dynamic_shared(paged_attention_kernel<T, head_dim>, static_cast<std::size_t>(most));
+    }
+    return true;
+  }();
+  (void)opted_in;
   const dim3 grid(static_cast<unsigned int>(num_rows), static_cast<unsigned int>(num_kv_heads),
                   static_cast<unsigned int>(a.num_splits));
   launch_kernel(paged_attention_kernel<T, head_dim>, grid, dim3(attention_threads),

@@ -27,6 +27,7 @@
 #include "kernels/cuda/element.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/mma.cuh"
+#include "kernels/cuda/paged_batch.cuh"
 
 namespace pagedserve::kernels::cuda {
 namespace {
@@ -39,19 +40,7 @@ constexpr int smem_pad = 8;  // elements per shared row beyond head_dim: spreads
 constexpr float log2e = 1.4426950408889634F;
 
 template <class T>
-struct prefill_args {
-  T* out;
-  const T* query;
-  const T* key_cache;
-  const T* value_cache;
-  const std::int32_t* query_start;
-  const std::int32_t* context_lens;
-  const std::int32_t* block_tables;
-  int num_heads;
-  int num_kv_heads;
-  int block_size;
-  int max_blocks_per_seq;
-  int num_blocks;
+struct prefill_args : paged_batch<T> {
   float scale_log2;  // softmax scale times log2(e)
 };
 
@@ -80,16 +69,6 @@ __device__ void load_tile(T* dst, int count, RowAddress row_address) {
     if (src != nullptr) v = reinterpret_cast<const uint4*>(src)[part];
     *reinterpret_cast<uint4*>(dst + row * smem_stride<head_dim> + part * (16 / sizeof(T))) = v;
   }
-}
-
-template <class T>
-__device__ const T* cache_row(const prefill_args<T>& a, const T* cache, const std::int32_t* table,
-                              int position, int kv_head, int head_dim) {
-  const std::int32_t block = table[position / a.block_size];
-  DEVICE_CHECK("prefill_attention", block >= 0 && block < a.num_blocks);
-  const std::int64_t slot =
-      static_cast<std::int64_t>(block) * a.block_size + position % a.block_size;
-  return cache + (slot * a.num_kv_heads + kv_head) * head_dim;
 }
 
 // One warp's 16 rows: S for 64 keys from Q's fragments and the K tile.
@@ -195,8 +174,7 @@ __global__ void __launch_bounds__(prefill_threads)
   const int last_token = min(num_new - 1, (m_begin + tile_m - 1) / group);
   const int last_key = first_position + last_token;
   DEVICE_CHECK("prefill_attention", last_key < a.max_blocks_per_seq * a.block_size);
-  const std::int32_t* table =
-      a.block_tables + static_cast<std::int64_t>(seq) * a.max_blocks_per_seq;
+  const std::int32_t* table = a.table(seq);
 
   DYNAMIC_SHARED(T, shared);
   T* q_sh = shared;
@@ -248,10 +226,10 @@ __global__ void __launch_bounds__(prefill_threads)
     __syncthreads();  // every warp is done with the previous K and V tiles
     const int count = min(tile_n, last_key + 1 - n0);
     const auto key_row = [&](int i) -> const T* {
-      return i < count ? cache_row(a, a.key_cache, table, n0 + i, kv_head, head_dim) : nullptr;
+      return i < count ? a.key_cache + a.cache_offset(table, n0 + i, kv_head, head_dim) : nullptr;
     };
     const auto value_row = [&](int i) -> const T* {
-      return i < count ? cache_row(a, a.value_cache, table, n0 + i, kv_head, head_dim) : nullptr;
+      return i < count ? a.value_cache + a.cache_offset(table, n0 + i, kv_head, head_dim) : nullptr;
     };
     load_tile<T, head_dim>(k_sh, tile_n, key_row);
     load_tile<T, head_dim>(v_sh, tile_n, value_row);
@@ -283,23 +261,16 @@ __global__ void __launch_bounds__(prefill_threads)
 template <class T, int head_dim>
 void launch(const paged_attention_params& p, cudaStream_t stream) {
   prefill_args<T> a{};
-  a.out = p.out.as<T>();
-  a.query = p.query.as<const T>();
-  a.key_cache = p.key_cache.as<const T>();
-  a.value_cache = p.value_cache.as<const T>();
-  a.query_start = p.query_start.as<const std::int32_t>();
-  a.context_lens = p.context_lens.as<const std::int32_t>();
-  a.block_tables = p.block_tables.as<const std::int32_t>();
-  a.num_heads = static_cast<int>(p.query.dim(1));
-  a.num_kv_heads = static_cast<int>(p.key_cache.dim(2));
-  a.block_size = static_cast<int>(p.key_cache.dim(1));
-  a.max_blocks_per_seq = static_cast<int>(p.block_tables.dim(1));
-  a.num_blocks = static_cast<int>(p.key_cache.dim(0));
+  static_cast<paged_batch<T>&>(a) = paged_batch<T>::from(p);
   a.scale_log2 = p.scale * log2e;
   const int group = a.num_heads / a.num_kv_heads;
   const auto num_tiles = static_cast<unsigned int>((p.max_query_len * group + tile_m - 1) / tile_m);
   const std::size_t shared_bytes = prefill_shared_bytes<head_dim>(sizeof(T));
-  allow_dynamic_shared(prefill_attention_kernel<T, head_dim>, shared_bytes);
+  static const bool opted_in = [shared_bytes] {  // once per kernel, as sizes are fixed per kernel
+    allow_dynamic_shared(prefill_attention_kernel<T, head_dim>, shared_bytes);
+    return true;
+  }();
+  (void)opted_in;
   const dim3 grid(num_tiles, static_cast<unsigned int>(p.context_lens.numel()),
                   static_cast<unsigned int>(a.num_kv_heads));
   launch_kernel(prefill_attention_kernel<T, head_dim>, grid, dim3(prefill_threads), shared_bytes,

@@ -23,6 +23,20 @@ inline void expect_each_prompt_alone_matches(golden_model& m) {
   }
 }
 
+// Every prompt of `seqs` (the golden prompts, in order) against the reference: prompt
+// logits, greedy tokens, and the logits each token was picked from.
+inline void expect_schedule_matches(golden_model& m, const std::vector<scheduled_sequence>& seqs,
+                                    const decode_graph_options* graphs = nullptr) {
+  const auto records = run_schedule(*m.forward, seqs, 16, 256, graphs);
+  for (std::size_t i = 0; i < seqs.size(); ++i) {
+    const golden_prompt& p = m.prompts[i];
+    const sequence_record& r = records[i];
+    EXPECT_TRUE(logits_match(r.prompt_logits, p.logits)) << "prompt " << i;
+    EXPECT_EQ(r.generated, p.greedy) << "prompt " << i;
+    EXPECT_TRUE(logits_match(r.generated_logits, p.greedy_logits)) << "prompt " << i;
+  }
+}
+
 // Staggered starts and chunked prefills: the short prompts decode while the long ones are
 // still prefilling, so steps mix prefill chunks with decode tokens.
 inline void expect_mixed_batch_matches(golden_model& m) {
@@ -30,14 +44,7 @@ inline void expect_mixed_batch_matches(golden_model& m) {
   for (int i = 0; i < num_golden_prompts; ++i) {
     seqs.push_back({m.prompts[static_cast<std::size_t>(i)].ids, 13, i, num_greedy_tokens});
   }
-  const auto records = run_schedule(*m.forward, seqs, 16);
-  for (int i = 0; i < num_golden_prompts; ++i) {
-    const golden_prompt& p = m.prompts[static_cast<std::size_t>(i)];
-    const sequence_record& r = records[static_cast<std::size_t>(i)];
-    EXPECT_TRUE(logits_match(r.prompt_logits, p.logits)) << "prompt " << i;
-    EXPECT_EQ(r.generated, p.greedy) << "prompt " << i;
-    EXPECT_TRUE(logits_match(r.generated_logits, p.greedy_logits)) << "prompt " << i;
-  }
+  expect_schedule_matches(m, seqs);
 }
 
 }  // namespace pagedserve::forward::testing
