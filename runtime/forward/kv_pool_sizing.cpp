@@ -114,7 +114,10 @@ result<kv_pool_plan> plan_kv_pool(model_forward& forward, const kv_pool_request&
   plan.budget_bytes = static_cast<std::int64_t>(static_cast<double>(memory.total_bytes) *
                                                 request.gpu_memory_utilization);
   plan.in_use_bytes = memory.total_bytes - memory.free_bytes;
-  const std::int64_t room = plan.budget_bytes - plan.in_use_bytes;
+  // The driver rounds every allocation up to its page (2 MiB); the cache is one K and one V
+  // allocation per layer.
+  const std::int64_t rounding = 2 * forward.config().num_layers * (std::int64_t{2} << 20);
+  const std::int64_t room = plan.budget_bytes - plan.in_use_bytes - rounding;
   plan.num_blocks = std::max<std::int64_t>(room / plan.bytes_per_block - 1, 0);
   plan.kv_bytes = (plan.num_blocks + 1) * plan.bytes_per_block;
   if (plan.num_blocks * request.block_size < request.max_model_len) return too_small(plan, request);

@@ -4,9 +4,11 @@
 // a throwaway cache so every scratch buffer reaches its peak, then give the KV cache what is
 // left of gpu_memory_utilization x total once that throwaway cache is gone:
 //
-//   num_blocks = floor((total x utilization - in use after profiling) / bytes per block) - 1
+//   num_blocks = floor((total x utilization - in use after profiling - rounding)
+//                      / bytes per block) - 1
 //
-// (the one is the cache's padding block). Weights, workspace, scratch and whatever else
+// (the one is the cache's padding block; the rounding is a 2 MiB driver page for each of
+// the cache's allocations). Weights, workspace, scratch and whatever else
 // the process already holds on the device are "in use". Graph capture afterwards takes a
 // little more (recorded launches), which the remaining (1 - utilization) share absorbs.
 

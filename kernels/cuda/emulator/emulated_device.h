@@ -1,6 +1,8 @@
 #pragma once
 // Settings of the device the SIMT emulator pretends to be (kernels/cuda/emulator), for tests
-// that exercise memory sizing: the "device" is host memory with a fixed budget.
+// that exercise memory sizing: the "device" is host memory with a fixed budget. One thread
+// at a time drives an emulated backend (its stream's queue is not locked), as one executor
+// thread drives a real one.
 
 #include <cstdint>
 
