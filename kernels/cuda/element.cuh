@@ -59,32 +59,18 @@ __device__ __forceinline__ void load_vector(const float* p, float (&out)[N]) {
     out[4 * i + 3] = v.w;
   }
 }
-template <int N>
-__device__ __forceinline__ void load_vector(const bf16* p, float (&out)[N]) {
-  static_assert(N % 8 == 0, "16-byte loads of bf16 move 8 elements");
+// The 16-bit types (bf16, f16): eight elements per 16-byte load, widened in pairs. The
+// float overload above is more specialised, so f32 never lands here.
+template <int N, class T>
+__device__ __forceinline__ void load_vector(const T* p, float (&out)[N]) {
+  static_assert(sizeof(T) == 2 && N % 8 == 0, "16-byte loads of 16-bit types move 8 elements");
 #pragma unroll
   for (int i = 0; i < N / 8; ++i) {
     const uint4 raw = reinterpret_cast<const uint4*>(p)[i];
-    const auto* pairs = reinterpret_cast<const __nv_bfloat162*>(&raw);
+    const T* elements = reinterpret_cast<const T*>(&raw);
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      const float2 f = __bfloat1622float2(pairs[j]);
-      out[8 * i + 2 * j] = f.x;
-      out[8 * i + 2 * j + 1] = f.y;
-    }
-  }
-}
-
-template <int N>
-__device__ __forceinline__ void load_vector(const f16* p, float (&out)[N]) {
-  static_assert(N % 8 == 0, "16-byte loads of f16 move 8 elements");
-#pragma unroll
-  for (int i = 0; i < N / 8; ++i) {
-    const uint4 raw = reinterpret_cast<const uint4*>(p)[i];
-    const auto* pairs = reinterpret_cast<const __half2*>(&raw);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const float2 f = __half22float2(pairs[j]);
+      const float2 f = load_pair(elements + 2 * j);
       out[8 * i + 2 * j] = f.x;
       out[8 * i + 2 * j + 1] = f.y;
     }
