@@ -29,6 +29,27 @@ struct memory_figures {
   std::int64_t free_bytes = 0;  // now, after everything allocated so far
 };
 
+// A point in a backend's stream of ops (a CUDA event): record() marks everything issued so
+// far; the marker is passed once all of that has run. Made once and recorded again each
+// step (no allocation per step). Like a copy, it is not recorded, polled or waited for while
+// ops are being captured; it is used only while its backend lives.
+class stream_marker {
+ public:
+  stream_marker() = default;
+  stream_marker(const stream_marker&) = delete;
+  stream_marker& operator=(const stream_marker&) = delete;
+  virtual ~stream_marker() = default;
+  virtual void record() = 0;
+  // Polls: whether the ops before the last record() have all run (true if never recorded).
+  [[nodiscard]] virtual bool passed() = 0;
+  // Blocks the host until passed().
+  virtual void wait() = 0;
+  // Device seconds from `earlier` to this one, both recorded on this backend and passed
+  // (negative when this one was recorded first); nullopt where the backend keeps no device
+  // clock (the CPU: its ops have run when they return).
+  [[nodiscard]] virtual std::optional<double> seconds_since(const stream_marker& earlier) const = 0;
+};
+
 // Ops recorded once and replayed with the same memory and shapes: the buffers they read
 // must hold the new step's inputs before each replay (CUDA graphs).
 class captured_ops {
@@ -81,8 +102,13 @@ class backend {
   virtual void silu_mul(const silu_mul_params& p) = 0;
   virtual void gather_rows(const gather_rows_params& p) = 0;
   virtual void add(const add_params& p) = 0;
+  virtual void scatter_tokens(const scatter_tokens_params& p) = 0;
 
   virtual void synchronize() = 0;
+
+  // A marker on this backend's stream. The default serves backends whose ops have finished
+  // when they return (passed() and wait() call synchronize(); no device clock).
+  [[nodiscard]] virtual std::unique_ptr<stream_marker> make_marker();
 
   // Device memory, where the backend owns a fixed pool (nullopt: host memory, no pool).
   [[nodiscard]] virtual std::optional<memory_figures> memory() const { return std::nullopt; }
@@ -99,5 +125,29 @@ class backend {
   [[nodiscard]] virtual bool samples_on_device() const { return false; }
   virtual void sample(const sample_params& /*p*/) { KERNEL_CHECK("sample", samples_on_device()); }
 };
+
+// The default marker: every check waits for the whole backend (exact for a backend whose ops
+// finish as they are issued, merely conservative for others).
+class synchronizing_marker final : public stream_marker {
+ public:
+  explicit synchronizing_marker(backend& owner) : owner_(owner) {}
+  void record() override {}
+  [[nodiscard]] bool passed() override {
+    owner_.synchronize();
+    return true;
+  }
+  void wait() override { owner_.synchronize(); }
+  [[nodiscard]] std::optional<double> seconds_since(
+      const stream_marker& /*earlier*/) const override {
+    return std::nullopt;
+  }
+
+ private:
+  backend& owner_;
+};
+
+inline std::unique_ptr<stream_marker> backend::make_marker() {
+  return std::make_unique<synchronizing_marker>(*this);
+}
 
 }  // namespace pagedserve::kernels

@@ -96,6 +96,15 @@ struct gather_rows_params {
   tensor indices;  // [m] i32
 };
 
+// dst[pairs[i, 0]] = src[pairs[i, 1]] for every i: tokens a step sampled on the device put
+// into the next step's token ids without a trip through the host. Every index is in range
+// (checked on the CPU; the caller's invariant on the device); no two pairs share a dst.
+struct scatter_tokens_params {
+  tensor dst;    // [n] i32
+  tensor src;    // [m] i32
+  tensor pairs;  // [k, 2] i32; k may be 0 (nothing to do)
+};
+
 // One row's sampling settings as the device reads them: the pipeline of the host sampler
 // (runtime/sampling/sampler.h), step for step. The uniform of the draw is
 // philox_uniform(seed, sequence_index, draw) (runtime/sampling/philox.h), computed on the

@@ -62,6 +62,7 @@ void cpu_backend::paged_attention(const paged_attention_params& p) { cpu::paged_
 void cpu_backend::silu_mul(const silu_mul_params& p) { cpu::silu_mul(p); }
 void cpu_backend::gather_rows(const gather_rows_params& p) { cpu::gather_rows(p); }
 void cpu_backend::add(const add_params& p) { cpu::add(p); }
+void cpu_backend::scatter_tokens(const scatter_tokens_params& p) { cpu::scatter_tokens(p); }
 
 std::unique_ptr<backend> make_cpu_backend() { return std::make_unique<cpu_backend>(); }
 

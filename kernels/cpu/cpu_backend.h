@@ -36,6 +36,7 @@ class cpu_backend final : public backend {
   void silu_mul(const silu_mul_params& p) override;
   void gather_rows(const gather_rows_params& p) override;
   void add(const add_params& p) override;
+  void scatter_tokens(const scatter_tokens_params& p) override;
 
   void synchronize() override {}
 };

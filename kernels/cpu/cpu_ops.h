@@ -17,5 +17,6 @@ void paged_attention(const paged_attention_params& p);
 void silu_mul(const silu_mul_params& p);
 void gather_rows(const gather_rows_params& p);
 void add(const add_params& p);
+void scatter_tokens(const scatter_tokens_params& p);
 
 }  // namespace pagedserve::kernels::cpu

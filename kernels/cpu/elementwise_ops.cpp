@@ -1,4 +1,4 @@
-// Row and element-wise ops: embedding gather, gather_rows, silu_mul, add.
+// Row and element-wise ops: embedding gather, gather_rows, scatter_tokens, silu_mul, add.
 
 #include <cmath>
 #include <cstdint>
@@ -33,6 +33,26 @@ void gather(const char* what, const tensor& out, const tensor& table, const tens
 void embedding(const embedding_params& p) { gather("embedding", p.out, p.table, p.ids); }
 
 void gather_rows(const gather_rows_params& p) { gather("gather_rows", p.out, p.x, p.indices); }
+
+void scatter_tokens(const scatter_tokens_params& p) {
+  const char* what = "scatter_tokens";
+  KERNEL_CHECK(what, p.dst.type == dtype::i32 && p.dst.rank == 1);
+  KERNEL_CHECK(what, p.src.type == dtype::i32 && p.src.rank == 1);
+  KERNEL_CHECK(what, p.pairs.type == dtype::i32 && p.pairs.rank == 2 && p.pairs.dim(1) == 2);
+  const std::int64_t num_dst = p.dst.dim(0);
+  const std::int64_t num_src = p.src.dim(0);
+  const std::int64_t num_pairs = p.pairs.dim(0);
+  const std::int32_t* pairs = p.pairs.as<const std::int32_t>();
+  const std::int32_t* src = p.src.as<const std::int32_t>();
+  std::int32_t* dst = p.dst.as<std::int32_t>();
+  for (std::int64_t i = 0; i < num_pairs; ++i) {
+    const std::int32_t to = pairs[2 * i];
+    const std::int32_t from = pairs[2 * i + 1];
+    KERNEL_CHECK(what, to >= 0 && to < num_dst);
+    KERNEL_CHECK(what, from >= 0 && from < num_src);
+    dst[to] = src[from];
+  }
+}
 
 void silu_mul(const silu_mul_params& p) {
   KERNEL_CHECK("silu_mul", p.gate.type == dtype::f32 && p.up.type == dtype::f32);

@@ -109,8 +109,13 @@ class cuda_backend final : public backend {
   void silu_mul(const silu_mul_params& p) override { cuda::silu_mul(p, stream_); }
   void gather_rows(const gather_rows_params& p) override { cuda::gather_rows(p, stream_); }
   void add(const add_params& p) override { cuda::add(p, stream_); }
+  void scatter_tokens(const scatter_tokens_params& p) override { cuda::scatter_tokens(p, stream_); }
 
   void synchronize() override { runtime_->synchronize(); }
+
+  [[nodiscard]] std::unique_ptr<stream_marker> make_marker() override {
+    return runtime_->make_marker();
+  }
 
   [[nodiscard]] std::optional<memory_figures> memory() const override { return runtime_->memory(); }
 

@@ -22,6 +22,8 @@ void rope(const rope_params& p, cudaStream_t stream);
 void kv_write(const kv_write_params& p, cudaStream_t stream);
 void silu_mul(const silu_mul_params& p, cudaStream_t stream);
 void add(const add_params& p, cudaStream_t stream);
+// One launch of a thread per pair; none when there are no pairs.
+void scatter_tokens(const scatter_tokens_params& p, cudaStream_t stream);
 
 // out[r, c] += bias[c]: the epilogue of linear (whose GEMM is device_runtime::gemm).
 void bias_add(const tensor& out, const tensor& bias, cudaStream_t stream);

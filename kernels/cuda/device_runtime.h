@@ -1,6 +1,7 @@
 #pragma once
 // device_runtime: what the CUDA backend needs beneath its kernels: device and pinned host
-// memory, one stream with its copies and waits, GEMMs, memory figures and graph capture.
+// memory, one stream with its copies, waits and markers, GEMMs, memory figures and graph
+// capture.
 // Each build of kernels/cuda links one implementation:
 //   device_runtime_cuda.cpp            the CUDA runtime and cuBLAS (the real device)
 //   emulator/device_runtime_emulated.cpp  host memory, a reference GEMM and recorded launches,
@@ -45,6 +46,11 @@ class device_runtime {
   void synchronize();
 
   [[nodiscard]] cudaStream_t stream() const;
+
+  // A marker on the stream (kernels/backend.h): a CUDA event, or the emulator's stand-in.
+  // Recording it, polling it or waiting for it while a graph is being captured is a broken
+  // invariant. It is used only while this runtime lives (it may be destroyed later).
+  [[nodiscard]] std::unique_ptr<stream_marker> make_marker();
 
   // out[m, n] = x[m, k] @ weight[n, k]^T, fp32 accumulation; x and weight of one type (f32,
   // bf16 or f16), out of that type or f32. Enqueued.

@@ -1,11 +1,14 @@
 // device_runtime on the CUDA runtime and cuBLAS: one non-blocking stream that every copy,
 // kernel and GEMM is enqueued on, a cuBLAS handle bound to it with a fixed workspace (so
-// GEMMs can be captured into graphs: cuBLAS then never allocates), and CUDA graphs.
+// GEMMs can be captured into graphs: cuBLAS then never allocates), CUDA graphs, and CUDA
+// events as stream markers.
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "kernels/check.h"
@@ -73,6 +76,71 @@ class cuda_graph final : public captured_ops {
   cudaStream_t stream_;
 };
 
+[[noreturn]] void refuse_capturing(const char* what) {
+  check_failed(what, "not while a graph is being captured", __FILE__, __LINE__);
+}
+
+// A stream_marker on a CUDA event with timing, created once and recorded again each step.
+// `capturing` is the runtime's capture state: an event recorded into a capture marks a point
+// of the graph, not of the stream, so that is refused, as are polls and waits (no host waits
+// while capturing).
+class event_marker final : public stream_marker {
+ public:
+  event_marker(cudaStream_t stream, const bool* capturing)
+      : stream_(stream), capturing_(capturing) {
+    CUDA_CHECK(cudaEventCreate(&event_));
+  }
+  event_marker(const event_marker&) = delete;
+  event_marker& operator=(const event_marker&) = delete;
+  // As with memory, a marker released during process teardown finds the runtime unloaded.
+  ~event_marker() override {
+    const cudaError_t err = cudaEventDestroy(event_);
+    if (err != cudaSuccess && err != cudaErrorCudartUnloading) {
+      cuda_failed("cudaEventDestroy", cudaGetErrorString(err), __FILE__, __LINE__);
+    }
+  }
+
+  void record() override {
+    if (*capturing_) refuse_capturing("stream_marker::record");
+    CUDA_CHECK(cudaEventRecord(event_, stream_));
+    recorded_ = true;
+  }
+
+  [[nodiscard]] bool passed() override {
+    if (*capturing_) refuse_capturing("stream_marker::passed");
+    const cudaError_t err = cudaEventQuery(event_);
+    if (err == cudaSuccess) return true;
+    if (err != cudaErrorNotReady) {
+      cuda_failed("cudaEventQuery", cudaGetErrorString(err), __FILE__, __LINE__);
+    }
+    // "Not ready" is an answer, not a fault: clear it, or the next launch's check
+    // (cudaGetLastError) would report it. Every launch is checked as it is made, so no
+    // other error is pending here to be lost.
+    (void)cudaGetLastError();
+    return false;
+  }
+
+  void wait() override {
+    if (*capturing_) refuse_capturing("stream_marker::wait");
+    CUDA_CHECK(cudaEventSynchronize(event_));
+  }
+
+  [[nodiscard]] std::optional<double> seconds_since(const stream_marker& earlier) const override {
+    const auto* start = dynamic_cast<const event_marker*>(&earlier);
+    KERNEL_CHECK("stream_marker::seconds_since", start != nullptr);
+    if (!recorded_ || !start->recorded_) return std::nullopt;
+    float ms = 0.0F;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start->event_, event_));
+    return double{ms} * 1e-3;
+  }
+
+ private:
+  cudaStream_t stream_;
+  const bool* capturing_;
+  cudaEvent_t event_ = nullptr;
+  bool recorded_ = false;
+};
+
 }  // namespace
 
 struct device_runtime::impl {
@@ -82,7 +150,7 @@ struct device_runtime::impl {
   bool capturing = false;
 
   void refuse_while_capturing(const char* what) const {
-    if (capturing) check_failed(what, "not while a graph is being captured", __FILE__, __LINE__);
+    if (capturing) refuse_capturing(what);
   }
 };
 
@@ -171,6 +239,10 @@ void device_runtime::synchronize() {
 }
 
 cudaStream_t device_runtime::stream() const { return impl_->stream; }
+
+std::unique_ptr<stream_marker> device_runtime::make_marker() {
+  return std::make_unique<event_marker>(impl_->stream, &impl_->capturing);
+}
 
 // cuBLAS is column-major. Row-major W [n, k] is column-major W^T [k, n] (ld k); row-major x
 // [m, k] is column-major x^T [k, m] (ld k); row-major out [m, n] is column-major out^T [n, m]

@@ -1,5 +1,6 @@
 // embedding and gather_rows: out[i, :] = table[index[i], :]. The copy moves raw elements of
-// the table's type, so it serves f32 and bf16 alike.
+// the table's type, so it serves f32 and bf16 alike. scatter_tokens, the i32 scatter
+// dst[pairs[i, 0]] = src[pairs[i, 1]], moves single elements the other way.
 
 #include <cstdint>
 
@@ -12,6 +13,7 @@ namespace pagedserve::kernels::cuda {
 namespace {
 
 constexpr int gather_threads = 256;
+constexpr int scatter_threads = 256;
 
 // One block per output row; E is an unsigned integer as wide as the element.
 template <class E>
@@ -50,6 +52,19 @@ void gather(const char* what, const tensor& out, const tensor& table, const tens
   }
 }
 
+// One thread per pair. No two pairs share a dst (kernels/ops.h), so the writes never race.
+__global__ void scatter_tokens_kernel(std::int32_t* dst, const std::int32_t* src,
+                                      const std::int32_t* pairs, std::int64_t num_pairs,
+                                      std::int64_t num_dst, std::int64_t num_src) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= num_pairs) return;
+  const std::int32_t to = pairs[2 * i];
+  const std::int32_t from = pairs[2 * i + 1];
+  DEVICE_CHECK("scatter_tokens", to >= 0 && to < num_dst);
+  DEVICE_CHECK("scatter_tokens", from >= 0 && from < num_src);
+  dst[to] = src[from];
+}
+
 }  // namespace
 
 void embedding(const embedding_params& p, cudaStream_t stream) {
@@ -58,6 +73,21 @@ void embedding(const embedding_params& p, cudaStream_t stream) {
 
 void gather_rows(const gather_rows_params& p, cudaStream_t stream) {
   gather("gather_rows", p.out, p.x, p.indices, stream);
+}
+
+void scatter_tokens(const scatter_tokens_params& p, cudaStream_t stream) {
+  const char* what = "scatter_tokens";
+  KERNEL_CHECK(what, p.dst.type == dtype::i32 && p.dst.rank == 1);
+  KERNEL_CHECK(what, p.src.type == dtype::i32 && p.src.rank == 1);
+  KERNEL_CHECK(what, p.pairs.type == dtype::i32 && p.pairs.rank == 2 && p.pairs.dim(1) == 2);
+  const std::int64_t num_pairs = p.pairs.dim(0);
+  KERNEL_CHECK(what, num_pairs < (std::int64_t{1} << 31));
+  if (num_pairs == 0) return;
+  const auto blocks =
+      static_cast<unsigned int>((num_pairs + scatter_threads - 1) / scatter_threads);
+  launch_kernel(scatter_tokens_kernel, dim3(blocks), dim3(scatter_threads), 0, stream,
+                p.dst.as<std::int32_t>(), p.src.as<const std::int32_t>(),
+                p.pairs.as<const std::int32_t>(), num_pairs, p.dst.dim(0), p.src.dim(0));
 }
 
 }  // namespace pagedserve::kernels::cuda

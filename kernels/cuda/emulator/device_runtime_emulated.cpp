@@ -1,9 +1,9 @@
 // device_runtime under the SIMT emulator: "device" memory is host memory, poisoned with 0xFF
 // bytes (NaN as floats) when allocated, as cudaMalloc gives garbage; the stream is an
-// emulated one (simt.h) that runs its queue at synchronize(); GEMMs are a reference loop in
-// fp32 standing in for cuBLAS; graphs are recorded queues replayed onto the stream. The
-// device has a fixed memory size (emulated_device.h) and counts what is allocated, so KV pool
-// sizing runs as on a GPU.
+// emulated one (simt.h) that runs its queue at synchronize() (or when a marker on it is
+// polled or waited for); GEMMs are a reference loop in fp32 standing in for cuBLAS; graphs
+// are recorded queues replayed onto the stream. The device has a fixed memory size
+// (emulated_device.h) and counts what is allocated, so KV pool sizing runs as on a GPU.
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,63 @@ class recorded_ops final : public captured_ops {
   cudaStream_t stream_;
 };
 
+[[noreturn]] void refuse_capturing(const char* what) {
+  check_failed(what, "not while a graph is being captured", __FILE__, __LINE__);
+}
+
+// A stream_marker on the emulated stream. record() queues a stamp behind the work queued so
+// far; the stream runs only when drained, so passed() and wait() drain it (as synchronize
+// does) unless the stamp has run already, and then answer true. The stamp notes the host
+// clock as the emulator reaches it: the emulator's "device clock", as in time_on_stream, so
+// seconds_since is the time the emulator took to run the work between two markers (plus any
+// wait for a drain in between, as a GPU's idle time counts). The stamp shares the state it
+// sets, so a marker may go while its last stamp is still queued.
+class emulated_marker final : public stream_marker {
+ public:
+  explicit emulated_marker(CUstream_st* stream)
+      : stream_(stream), state_(std::make_shared<state>()) {}
+
+  void record() override {
+    if (stream_->capture != nullptr) refuse_capturing("stream_marker::record");
+    const std::uint64_t number = ++state_->num_records;
+    simt::enqueue(stream_, [s = state_, number] {
+      s->num_reached = number;
+      s->reached_at = std::chrono::steady_clock::now();
+    });
+  }
+
+  [[nodiscard]] bool passed() override {
+    if (stream_->capture != nullptr) refuse_capturing("stream_marker::passed");
+    if (!reached()) simt::drain(stream_);
+    return true;
+  }
+
+  void wait() override {
+    if (stream_->capture != nullptr) refuse_capturing("stream_marker::wait");
+    if (!reached()) simt::drain(stream_);
+  }
+
+  [[nodiscard]] std::optional<double> seconds_since(const stream_marker& earlier) const override {
+    const auto* start = dynamic_cast<const emulated_marker*>(&earlier);
+    KERNEL_CHECK("stream_marker::seconds_since", start != nullptr);
+    if (state_->num_records == 0 || start->state_->num_records == 0) return std::nullopt;
+    KERNEL_CHECK("stream_marker::seconds_since", reached() && start->reached());
+    return std::chrono::duration<double>(state_->reached_at - start->state_->reached_at).count();
+  }
+
+ private:
+  struct state {
+    std::uint64_t num_records = 0;  // record() calls so far
+    std::uint64_t num_reached = 0;  // the last of them whose stamp has run
+    std::chrono::steady_clock::time_point reached_at;
+  };
+
+  [[nodiscard]] bool reached() const { return state_->num_reached == state_->num_records; }
+
+  CUstream_st* stream_;
+  std::shared_ptr<state> state_;
+};
+
 }  // namespace
 
 void set_emulated_device_memory(std::int64_t bytes) { g_device_bytes = bytes; }
@@ -112,9 +170,7 @@ struct device_runtime::impl {
   CUstream_st stream;
 
   void refuse_while_capturing(const char* what) const {
-    if (stream.capture != nullptr) {
-      check_failed(what, "not while a graph is being captured", __FILE__, __LINE__);
-    }
+    if (stream.capture != nullptr) refuse_capturing(what);
   }
 };
 
@@ -190,6 +246,10 @@ void device_runtime::synchronize() {
 }
 
 cudaStream_t device_runtime::stream() const { return &impl_->stream; }
+
+std::unique_ptr<stream_marker> device_runtime::make_marker() {
+  return std::make_unique<emulated_marker>(&impl_->stream);
+}
 
 void device_runtime::gemm(const tensor& out, const tensor& x, const tensor& weight) {
   simt::enqueue(&impl_->stream, [=] { reference_gemm(out, x, weight); });

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "kernels/cpu/cpu_backend.h"
@@ -29,6 +30,18 @@ std::vector<double> reference_rms_norm(const std::vector<float>& x, const std::v
 
 class cpu_ops : public ::testing::Test {
  protected:
+  buffer pairs_buffer(const std::vector<std::int32_t>& flat) {
+    buffer b = be_.allocate(dtype::i32, {static_cast<std::int64_t>(flat.size() / 2), 2});
+    be_.copy_from_host(b.view(), flat.data());
+    return b;
+  }
+
+  std::vector<std::int32_t> ints(const buffer& b) {
+    std::vector<std::int32_t> host(static_cast<std::size_t>(b.view().numel()));
+    be_.copy_to_host(host.data(), b.view());
+    return host;
+  }
+
   cpu_backend be_;
 };
 
@@ -176,6 +189,67 @@ TEST_F(cpu_ops, silu_mul_add_and_gather_rows_match_reference) {
     for (int c = 0; c < 10; ++c) want_rows.push_back(gate[static_cast<std::size_t>(r * 10 + c)]);
   }
   EXPECT_EQ(max_rel_error(to_host(be_, rb), want_rows), 0.0);
+}
+
+TEST_F(cpu_ops, scatter_tokens_puts_each_source_value_at_its_destination) {
+  buffer dst = to_backend(be_, std::vector<std::int32_t>{10, 11, 12, 13, 14, 15});
+  buffer src = to_backend(be_, std::vector<std::int32_t>{100, 101, 102});
+  buffer pairs = pairs_buffer({4, 2, 0, 0, 1, 2, 5, 2});  // (dst, src) per row
+  be_.scatter_tokens({dst.view(), src.view(), pairs.view()});
+  EXPECT_EQ(ints(dst), (std::vector<std::int32_t>{100, 102, 12, 13, 102, 102}));
+  EXPECT_EQ(ints(src), (std::vector<std::int32_t>{100, 101, 102})) << "src is only read";
+}
+
+TEST_F(cpu_ops, scatter_tokens_without_pairs_leaves_dst_untouched) {
+  buffer dst = to_backend(be_, std::vector<std::int32_t>{7, 8, 9});
+  buffer src = to_backend(be_, std::vector<std::int32_t>{1});
+  buffer pairs = pairs_buffer({});
+  ASSERT_EQ(pairs.view().dim(0), 0);
+  be_.scatter_tokens({dst.view(), src.view(), pairs.view()});
+  EXPECT_EQ(ints(dst), (std::vector<std::int32_t>{7, 8, 9}));
+}
+
+// Death tests re-run the binary (threadsafe style): the process has OpenMP and BLAS threads.
+TEST_F(cpu_ops, scatter_tokens_aborts_on_an_index_out_of_range) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  buffer dst = to_backend(be_, std::vector<std::int32_t>{0, 0, 0});
+  buffer src = to_backend(be_, std::vector<std::int32_t>{5, 6});
+  const auto scatter = [&](const std::vector<std::int32_t>& flat) {
+    buffer pairs = pairs_buffer(flat);
+    be_.scatter_tokens({dst.view(), src.view(), pairs.view()});
+  };
+  scatter({2, 1});  // in range: no death
+  EXPECT_EQ(ints(dst), (std::vector<std::int32_t>{0, 0, 6}));
+  EXPECT_DEATH(scatter({0, 0, 3, 1}), "scatter_tokens: to >= 0 && to < num_dst");
+  EXPECT_DEATH(scatter({-1, 0}), "scatter_tokens: to >= 0 && to < num_dst");
+  EXPECT_DEATH(scatter({0, 2}), "scatter_tokens: from >= 0 && from < num_src");
+  EXPECT_DEATH(scatter({0, -1}), "scatter_tokens: from >= 0 && from < num_src");
+}
+
+TEST_F(cpu_ops, scatter_tokens_aborts_on_a_wrong_shape_or_type) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  buffer dst = to_backend(be_, std::vector<std::int32_t>{0, 0, 0});
+  buffer src = to_backend(be_, std::vector<std::int32_t>{5, 6});
+  buffer flat = to_backend(be_, std::vector<std::int32_t>{0, 1});
+  EXPECT_DEATH(be_.scatter_tokens({dst.view(), src.view(), flat.view()}), "scatter_tokens");
+  buffer floats = to_backend(be_, std::vector<float>{5.0F, 6.0F}, {2});
+  buffer pairs = pairs_buffer({0, 1});
+  EXPECT_DEATH(be_.scatter_tokens({dst.view(), floats.view(), pairs.view()}), "scatter_tokens");
+}
+
+TEST_F(cpu_ops, default_marker_has_passed_at_once_and_keeps_no_clock) {
+  const auto before = be_.make_marker();
+  const auto after = be_.make_marker();
+  EXPECT_TRUE(after->passed()) << "never recorded";
+  before->record();
+  buffer sum = be_.allocate(dtype::f32, {4});
+  buffer ones = to_backend(be_, std::vector<float>(4, 1.0F), {4});
+  be_.add({sum.view(), ones.view(), ones.view()});
+  after->record();
+  EXPECT_TRUE(after->passed());
+  after->wait();
+  EXPECT_EQ(to_host(be_, sum), std::vector<float>(4, 2.0F));
+  EXPECT_EQ(after->seconds_since(*before), std::nullopt);
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 // Row and element-wise ops on the CUDA backend against the CPU reference, on the same random
 // inputs, for f32 and bf16 compute.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,6 +47,129 @@ TEST_P(cuda_ops, EmbeddingAndGatherRowsCopyTheIndexedRows) {
       expect_close(out_gpu.view(), out_cpu.view(), "gather_rows " + what);
     }
   }
+}
+
+std::vector<std::int32_t> download_i32(backend& be, const tensor& t) {
+  std::vector<std::int32_t> host(static_cast<std::size_t>(t.numel()));
+  be.copy_to_host(host.data(), t);
+  return host;
+}
+
+// k (dst, src) rows with distinct dsts in [0, n) and srcs in [0, m), flattened.
+std::vector<std::int32_t> random_pairs(std::int64_t k, std::int64_t n, std::int64_t m,
+                                       std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::vector<std::int32_t> dsts(static_cast<std::size_t>(n));
+  std::iota(dsts.begin(), dsts.end(), 0);
+  std::shuffle(dsts.begin(), dsts.end(), gen);
+  std::uniform_int_distribution<std::int32_t> src(0, static_cast<std::int32_t>(m - 1));
+  std::vector<std::int32_t> pairs;
+  for (std::int64_t i = 0; i < k; ++i) {
+    pairs.push_back(dsts[static_cast<std::size_t>(i)]);
+    pairs.push_back(src(gen));
+  }
+  return pairs;
+}
+
+TEST_P(cuda_ops, ScatterTokensMatchesTheCpuTwin) {
+  for (std::int64_t k : sweep<std::int64_t>({0, 1, 37, 256, 5000}, {0, 1, 37, 300})) {
+    const std::int64_t n = k + 29;
+    const std::int64_t m = k / 2 + 3;
+    const auto initial = random_indices(n, 1 << 30, 30);
+    const auto values = random_indices(m, 1 << 30, 31);
+    const auto pairs = random_pairs(k, n, m, 32);
+    buffer dst_gpu = upload_i32(*gpu_, initial, {n});
+    buffer dst_cpu = upload_i32(*cpu_, initial, {n});
+    buffer src_gpu = upload_i32(*gpu_, values, {m});
+    buffer src_cpu = upload_i32(*cpu_, values, {m});
+    buffer pairs_gpu = upload_i32(*gpu_, pairs, {k, 2});
+    buffer pairs_cpu = upload_i32(*cpu_, pairs, {k, 2});
+    gpu_->scatter_tokens({dst_gpu.view(), src_gpu.view(), pairs_gpu.view()});
+    cpu_->scatter_tokens({dst_cpu.view(), src_cpu.view(), pairs_cpu.view()});
+    const auto got = download_i32(*gpu_, dst_gpu.view());
+    EXPECT_EQ(got, download_i32(*cpu_, dst_cpu.view())) << "k " << k;
+    if (k == 0) {
+      EXPECT_EQ(got, initial) << "no pairs: dst untouched";
+    } else {
+      EXPECT_NE(got, initial) << "k " << k;
+    }
+  }
+}
+
+TEST_P(cuda_ops, ScatterTokensReplaysFromACapturedGraphWithEachStepsSources) {
+  const std::int64_t n = 40;
+  const std::int64_t m = 8;
+  const std::int64_t k = 6;
+  const std::vector<std::int32_t> initial(static_cast<std::size_t>(n), -1);
+  const auto pairs = random_pairs(k, n, m, 33);
+  buffer dst = upload_i32(*gpu_, initial, {n});
+  buffer src = upload_i32(*gpu_, random_indices(m, 1000, 34), {m});
+  buffer pairs_gpu = upload_i32(*gpu_, pairs, {k, 2});
+  const auto graph = gpu_->capture([&] {
+    gpu_->scatter_tokens({dst.view(), src.view(), pairs_gpu.view()});
+  });
+  ASSERT_NE(graph, nullptr) << "the CUDA backend captures graphs";
+  gpu_->synchronize();
+  EXPECT_EQ(download_i32(*gpu_, dst.view()), initial) << "captured work is recorded, not run";
+  for (std::uint32_t step = 0; step < 3; ++step) {
+    const auto values = random_indices(m, 1000, 35 + step);
+    gpu_->copy_from_host(src.view(), values.data());
+    graph->replay();
+    std::vector<std::int32_t> want = initial;
+    for (std::size_t i = 0; i < pairs.size(); i += 2) {
+      want[static_cast<std::size_t>(pairs[i])] = values[static_cast<std::size_t>(pairs[i + 1])];
+    }
+    EXPECT_EQ(download_i32(*gpu_, dst.view()), want) << "replay " << step;
+  }
+}
+
+// A marker stands in for synchronize: once it has passed, an asynchronous copy enqueued before
+// it has landed in host memory (on the emulator too: waiting runs the queued work).
+TEST_P(cuda_ops, AMarkerHasPassedOnceTheWorkBeforeItHasRun) {
+  const auto start = gpu_->make_marker();
+  const auto stop = gpu_->make_marker();
+  EXPECT_TRUE(stop->passed()) << "never recorded";
+  EXPECT_EQ(stop->seconds_since(*start), std::nullopt) << "never recorded";
+  const std::int64_t n = 4096;
+  const std::int64_t m = 1024;
+  const std::int64_t k = 1000;
+  const auto values = random_indices(m, 1 << 30, 36);
+  const auto pairs = random_pairs(k, n, m, 37);
+  buffer dst = upload_i32(*gpu_, std::vector<std::int32_t>(static_cast<std::size_t>(n), 0), {n});
+  buffer src = upload_i32(*gpu_, values, {m});
+  buffer pairs_gpu = upload_i32(*gpu_, pairs, {k, 2});
+  const std::shared_ptr<void> pinned = gpu_->allocate_host(dst.view().num_bytes());
+  auto* landed = static_cast<std::int32_t*>(pinned.get());
+  std::fill_n(landed, n, -1);
+  std::vector<std::int32_t> want(static_cast<std::size_t>(n), 0);
+  for (std::size_t i = 0; i < pairs.size(); i += 2) {
+    want[static_cast<std::size_t>(pairs[i])] = values[static_cast<std::size_t>(pairs[i + 1])];
+  }
+
+  start->record();
+  for (int repeat = 0; repeat < 8; ++repeat) {
+    gpu_->scatter_tokens({dst.view(), src.view(), pairs_gpu.view()});
+  }
+  gpu_->copy_to_host_async(landed, dst.view());
+  stop->record();
+  stop->wait();
+  EXPECT_TRUE(stop->passed());
+  EXPECT_TRUE(start->passed());
+  EXPECT_EQ(std::vector<std::int32_t>(landed, landed + n), want) << "the copy before the marker";
+
+  // Both backends keep a device clock (the emulator's is the host's while it runs the work).
+  const auto seconds = stop->seconds_since(*start);
+  ASSERT_TRUE(seconds.has_value());
+  EXPECT_GE(*seconds, 0.0);
+  EXPECT_LE(start->seconds_since(*stop).value_or(1.0), 0.0) << "stop was recorded later";
+  EXPECT_EQ(start->seconds_since(*gpu_->make_marker()), std::nullopt) << "earlier never recorded";
+}
+
+TEST_P(cuda_ops, RecordingAMarkerWhileCapturingIsABrokenInvariant) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto marker = gpu_->make_marker();
+  EXPECT_DEATH((void)gpu_->capture([&] { marker->record(); }),
+               "stream_marker::record: not while a graph is being captured");
 }
 
 TEST_P(cuda_ops, RmsNormMatchesTheReferenceOverRowWidths) {
