@@ -49,9 +49,7 @@ std::unique_ptr<decode_graphs> decode_graphs::capture(model_forward& forward, pa
     // Padding rows only: any inputs will do for the warm-up and for the recording.
     const batch_metadata padding = pad_decode_batch(
         batch_metadata{}, size, static_cast<std::int32_t>(cache.padding_block()), block_size);
-    const std::span<std::int32_t> staging = workspace.staging(shape);
-    pack_step_inputs(padding, shape, staging);
-    backend.copy_from_host_async(workspace.views(shape).inputs, staging.data());
+    forward.send_inputs(padding, shape, forward_batch{});
     forward.enqueue_packed(shape, bounds, cache);
     backend.synchronize();
     recorded[k].size = size;
@@ -74,7 +72,7 @@ bool decode_graphs::covers(const paged_kv_cache& cache, const batch_metadata& me
          meta.max_context_len <= max_context_len_;
 }
 
-kernels::tensor decode_graphs::enqueue(const batch_metadata& meta) {
+kernels::tensor decode_graphs::enqueue(const batch_metadata& meta, const forward_batch& batch) {
   const std::int64_t size = padded_size(meta.num_sequences);
   const auto it = std::find_if(graphs_.begin(), graphs_.end(),
                                [size](const graph& g) { return g.size == size; });
@@ -86,13 +84,10 @@ kernels::tensor decode_graphs::enqueue(const batch_metadata& meta) {
   const step_shape shape{size, size, table_width_};
   const batch_metadata padded = pad_decode_batch(
       meta, size, static_cast<std::int32_t>(cache_.padding_block()), cache_.layout().block_size);
-  forward_workspace& workspace = forward_.workspace();
-  const std::span<std::int32_t> staging = workspace.staging(shape);
-  pack_step_inputs(padded, shape, staging);
-  forward_.backend().copy_from_host_async(workspace.views(shape).inputs, staging.data());
+  const step_views views = forward_.send_inputs(padded, shape, batch);
   it->ops->replay();
   ++num_replays_;
-  return workspace.views(shape).logits.rows(0, meta.num_sequences);
+  return views.logits.rows(0, meta.num_sequences);
 }
 
 }  // namespace pagedserve::forward

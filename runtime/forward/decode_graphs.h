@@ -17,6 +17,7 @@
 
 #include "kernels/backend.h"
 #include "runtime/forward/batch_metadata.h"
+#include "runtime/forward/forward_batch.h"
 #include "runtime/forward/paged_kv_cache.h"
 
 namespace pagedserve::forward {
@@ -45,8 +46,9 @@ class decode_graphs {
   // Whether `meta` on `cache` can replay a graph: decodes only, few enough sequences, no
   // context longer than the graphs serve.
   [[nodiscard]] bool covers(const paged_kv_cache& cache, const batch_metadata& meta) const;
-  // Enqueues the padded step's inputs and the graph; returns the real rows' logits.
-  [[nodiscard]] kernels::tensor enqueue(const batch_metadata& meta);
+  // Enqueues the padded step's inputs (with `batch`'s extras: its device tokens sit in the
+  // real rows, which come first) and the graph; returns the real rows' logits.
+  [[nodiscard]] kernels::tensor enqueue(const batch_metadata& meta, const forward_batch& batch);
   [[nodiscard]] std::uint64_t num_replays() const { return num_replays_; }
 
  private:

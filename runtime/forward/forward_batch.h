@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "kernels/tensor.h"
 #include "runtime/core/ids.h"
 #include "runtime/core/types.h"
 
@@ -21,9 +22,24 @@ struct sequence_step {
   std::span<const block_id> block_table;
 };
 
+// A new token the host does not know yet (it was sampled on the device by a step still in
+// flight): its entry in new_token_ids is a placeholder, which the device overwrites with
+// token_source[source_row] before the step runs.
+struct device_token {
+  std::int32_t token_row = 0;   // in the step's flattened new tokens
+  std::int32_t source_row = 0;  // in forward_batch::token_source
+};
+
 struct forward_batch {
   std::vector<sequence_step> sequences;
   bool return_all_logits = false;
+
+  std::vector<device_token> device_tokens;
+  kernels::tensor token_source;  // [m] i32 on the backend; needed when device_tokens is set
+  // Words sent with the step's index arrays, in the same copy (the executor's sampling
+  // rows); model_forward::last_trailer() is their copy on the backend. At most
+  // k_trailer_words_per_sequence per sequence.
+  std::span<const std::int32_t> trailer;
 };
 
 struct forward_output {

@@ -21,7 +21,34 @@ tensor slice(const tensor& all, std::int64_t offset, std::int64_t count) {
   return all.reshape({all.numel()}).rows(offset, count);
 }
 
+std::int64_t even(std::int64_t words) { return (words + 1) / 2 * 2; }
+
+// The most extras words a step of up to `max_sequences` sequences brings (one device token
+// and a full trailer per sequence, plus alignment).
+std::int64_t max_extras_words(std::int64_t max_sequences) {
+  return max_sequences * (2 + k_trailer_words_per_sequence) + 2;
+}
+
 }  // namespace
+
+extras_offsets extras_of(const step_shape& shape, std::int64_t num_device_tokens,
+                         std::int64_t trailer_words) {
+  if (num_device_tokens > shape.num_sequences ||
+      trailer_words > shape.num_sequences * k_trailer_words_per_sequence) {
+    std::fprintf(stderr,
+                 "forward_workspace: %lld device tokens and %lld trailer words for a step of %lld "
+                 "sequences (at most one and %lld per sequence)\n",
+                 static_cast<long long>(num_device_tokens), static_cast<long long>(trailer_words),
+                 static_cast<long long>(shape.num_sequences),
+                 static_cast<long long>(k_trailer_words_per_sequence));
+    std::abort();
+  }
+  extras_offsets o;
+  o.pairs = even(offsets_of(shape).total);
+  o.trailer = even(o.pairs + 2 * num_device_tokens);
+  o.total = o.trailer + trailer_words;
+  return o;
+}
 
 forward_workspace::forward_workspace(kernels::backend& backend, const model_config& config)
     : backend_(backend), config_(config) {}
@@ -40,6 +67,7 @@ void forward_workspace::reserve(std::int64_t max_tokens, std::int64_t max_sequen
                  static_cast<long long>(max_sequences_), static_cast<long long>(table_width_));
     std::abort();
   }
+  backend_.synchronize();  // a step in flight may still read the buffers allocate() frees
   max_tokens_ = grown(max_tokens_, max_tokens);
   max_sequences_ = grown(max_sequences_, max_sequences);
   table_width_ = grown(table_width_, table_width);
@@ -51,7 +79,7 @@ void forward_workspace::allocate() {
   const std::int64_t s = max_sequences_;
   const dtype act = backend_.compute_type();
   const model_config& c = config_;
-  const std::int64_t inputs = offsets_of({n, s, table_width_}).total;
+  const std::int64_t inputs = even(offsets_of({n, s, table_width_}).total) + max_extras_words(s);
   inputs_ = backend_.allocate(dtype::i32, {inputs});
   hidden_ = backend_.allocate(act, {n, c.hidden_size});
   normed_ = backend_.allocate(act, {n, c.hidden_size});
@@ -64,7 +92,9 @@ void forward_workspace::allocate() {
   up_ = backend_.allocate(act, {n, c.intermediate_size});
   last_hidden_ = backend_.allocate(act, {s, c.hidden_size});
   logits_ = backend_.allocate(dtype::f32, {s, c.vocab_size});
-  staging_ = backend_.allocate_host(static_cast<std::size_t>(inputs) * sizeof(std::int32_t));
+  for (auto& slot : staging_) {
+    slot = backend_.allocate_host(static_cast<std::size_t>(inputs) * sizeof(std::int32_t));
+  }
   staging_ints_ = inputs;
 }
 
@@ -101,13 +131,20 @@ step_views forward_workspace::views(const step_shape& shape) const {
   return v;
 }
 
-std::span<std::int32_t> forward_workspace::staging(const step_shape& shape) const {
-  const std::int64_t total = offsets_of(shape).total;
-  if (total > staging_ints_) {
+tensor forward_workspace::inputs_range(std::int64_t offset, std::int64_t count) const {
+  if (offset < 0 || count < 0 || offset + count > staging_ints_) {
+    std::fprintf(stderr, "forward_workspace: inputs beyond the room reserved\n");
+    std::abort();
+  }
+  return slice(inputs_.view(), offset, count);
+}
+
+std::span<std::int32_t> forward_workspace::staging(std::size_t slot, std::int64_t words) const {
+  if (slot >= k_staging_slots || words > staging_ints_) {
     std::fprintf(stderr, "forward_workspace: staging of a step larger than the room reserved\n");
     std::abort();
   }
-  return {static_cast<std::int32_t*>(staging_.get()), static_cast<std::size_t>(total)};
+  return {static_cast<std::int32_t*>(staging_[slot].get()), static_cast<std::size_t>(words)};
 }
 
 std::int64_t forward_workspace::device_bytes() const {

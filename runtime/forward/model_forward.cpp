@@ -56,26 +56,59 @@ void model_forward::check(const paged_kv_cache& cache, const batch_metadata& met
 }
 
 void model_forward::enqueue(const forward_batch& batch, paged_kv_cache& cache) {
-  if (in_flight_) broken("enqueue before the previous step was waited for");
   const batch_metadata meta = build_batch_metadata(batch, cache.layout().block_size);
   check(cache, meta);
-  in_flight_ = true;
-  if (graphs_ != nullptr && !batch.return_all_logits && graphs_->covers(cache, meta)) {
-    last_logits_ = graphs_->enqueue(meta);
+  if (!batch.device_tokens.empty() && batch.token_source.numel() == 0) {
+    broken("device tokens without a token source");
+  }
+  last_replayed_graph_ =
+      graphs_ != nullptr && !batch.return_all_logits && graphs_->covers(cache, meta);
+  if (last_replayed_graph_) {
+    last_logits_ = graphs_->enqueue(meta, batch);
     return;
   }
   const step_shape shape = shape_of(meta, std::max<std::int64_t>(meta.max_blocks_per_sequence, 1));
   workspace_.reserve(shape);
-  const std::span<std::int32_t> staging = workspace_.staging(shape);
-  pack_step_inputs(meta, shape, staging);
-  backend_.copy_from_host_async(workspace_.views(shape).inputs, staging.data());
+  send_inputs(meta, shape, batch);
   enqueue_packed(shape, bounds_of(meta), cache);
 }
 
-void model_forward::wait() {
-  backend_.synchronize();
-  in_flight_ = false;
+step_views model_forward::send_inputs(const batch_metadata& meta, const step_shape& shape,
+                                      const forward_batch& batch) {
+  const auto num_device_tokens = static_cast<std::int64_t>(batch.device_tokens.size());
+  const auto trailer_words = static_cast<std::int64_t>(batch.trailer.size());
+  const extras_offsets o = extras_of(shape, num_device_tokens, trailer_words);
+  const std::size_t slot = next_slot_;
+  next_slot_ = (next_slot_ + 1) % k_staging_slots;
+  std::unique_ptr<kernels::stream_marker>& sent = staging_sent_[slot];
+  if (sent == nullptr) {
+    sent = backend_.make_marker();
+  } else {
+    sent->wait();  // the copy out of this slot, two steps ago
+  }
+  const std::span<std::int32_t> staging = workspace_.staging(slot, o.total);
+  pack_step_inputs(meta, shape, staging.first(static_cast<std::size_t>(offsets_of(shape).total)));
+  for (std::int64_t i = 0; i < num_device_tokens; ++i) {
+    const device_token& d = batch.device_tokens[static_cast<std::size_t>(i)];
+    if (d.token_row < 0 || d.token_row >= meta.num_tokens) broken("device token row out of range");
+    staging[static_cast<std::size_t>(o.pairs + 2 * i)] = d.token_row;
+    staging[static_cast<std::size_t>(o.pairs + 2 * i + 1)] = d.source_row;
+  }
+  std::copy(batch.trailer.begin(), batch.trailer.end(),
+            staging.begin() + static_cast<std::ptrdiff_t>(o.trailer));
+  backend_.copy_from_host_async(workspace_.inputs_range(0, o.total), staging.data());
+  sent->record();
+  const step_views views = workspace_.views(shape);
+  if (num_device_tokens > 0) {
+    backend_.scatter_tokens(
+        {views.token_ids, batch.token_source,
+         workspace_.inputs_range(o.pairs, 2 * num_device_tokens).reshape({num_device_tokens, 2})});
+  }
+  last_trailer_ = workspace_.inputs_range(o.trailer, trailer_words);
+  return views;
 }
+
+void model_forward::wait() { backend_.synchronize(); }
 
 forward_output model_forward::run(const forward_batch& batch, paged_kv_cache& cache) {
   enqueue(batch, cache);
@@ -165,7 +198,7 @@ void model_forward::mlp_block(const step_views& s, std::int64_t layer) {
 
 std::size_t model_forward::enable_decode_graphs(paged_kv_cache& cache,
                                                 const decode_graph_options& options) {
-  if (in_flight_) broken("enable_decode_graphs before the previous step was waited for");
+  backend_.synchronize();
   graphs_ = decode_graphs::capture(*this, cache, options);
   return graphs_ == nullptr ? 0 : graphs_->sizes().size();
 }

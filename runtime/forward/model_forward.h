@@ -18,9 +18,15 @@
 //
 //   fwd.enqueue(batch, cache);            // returns at once on CUDA
 //   sample_on_device(fwd.last_logits());  // or read them: fwd.wait(); copy_to_host(...)
-//   fwd.wait();                           // before the next enqueue
+//   fwd.enqueue(next_batch, cache);       // may follow at once: steps queue up in order
 //   auto out = fwd.run(batch, cache);     // all of it, logits on the host
+//
+// Steps may be enqueued back to back without waiting: each step's inputs are packed into
+// one of two pinned staging slots, and packing waits (a stream marker) until the copy out
+// of that slot two steps ago has run. Tokens the previous step sampled on the device can
+// feed the next one without the host seeing them (forward_batch::device_tokens).
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -58,10 +64,14 @@ class model_forward {
   // Enqueues the forward of `batch`; its last rows' logits stay on the backend
   // (last_logits()). The cache's layout must match the model (layers, kv heads, head_dim);
   // every token id must be below vocab_size; the previous enqueue must have been waited for
-  // (its inputs' host copy is reused). All of these are the caller's invariants (abort).
+  // All of these are the caller's invariants (abort).
   void enqueue(const forward_batch& batch, paged_kv_cache& cache);
   // [num_sequences of the last enqueue, vocab] f32, on the backend.
   [[nodiscard]] kernels::tensor last_logits() const { return last_logits_; }
+  // The last enqueue's forward_batch::trailer on the backend ([words] i32).
+  [[nodiscard]] kernels::tensor last_trailer() const { return last_trailer_; }
+  // Whether the last enqueue replayed a decode graph.
+  [[nodiscard]] bool last_replayed_graph() const { return last_replayed_graph_; }
   // Waits until everything enqueued has run.
   void wait();
 
@@ -72,6 +82,12 @@ class model_forward {
   // (or will be, before the enqueued work runs). Enqueues only ops: graph capture records it.
   void enqueue_packed(const step_shape& shape, const attention_bounds& bounds,
                       paged_kv_cache& cache);
+
+  // Packs `meta` (of `shape`, room reserved) with `batch`'s extras into the next staging
+  // slot, enqueues the one copy to the backend, then the device tokens' scatter. Returns the
+  // step's views; sets last_trailer(). Never while capturing.
+  step_views send_inputs(const batch_metadata& meta, const step_shape& shape,
+                         const forward_batch& batch);
 
   // Captures decode steps of every batch size of `options` for `cache` (decode_graphs.h);
   // later decode-only enqueues on that cache replay the graph of the next size up. Reserves
@@ -91,7 +107,11 @@ class model_forward {
   forward_workspace workspace_;
   std::unique_ptr<decode_graphs> graphs_;
   kernels::tensor last_logits_;
-  bool in_flight_ = false;  // an enqueue not waited for yet
+  kernels::tensor last_trailer_;
+  bool last_replayed_graph_ = false;
+  // staging_sent_[k]: recorded after the copy out of staging slot k.
+  std::array<std::unique_ptr<kernels::stream_marker>, k_staging_slots> staging_sent_;
+  std::size_t next_slot_ = 0;
 };
 
 }  // namespace pagedserve::forward
