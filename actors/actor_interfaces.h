@@ -22,7 +22,10 @@ using intake_actor =
 using scheduler_actor =
     engine_actor::extend<caf::reacts_to<step_result>, caf::reacts_to<deadline_atom>>;
 
-// Runs one step (blocking, on its own thread) and sends the step_result to the sender.
-using executor_actor = caf::typed_actor<caf::reacts_to<step_atom, executor_step>>;
+// Runs steps on its own thread, pipelined: a step is enqueued on the device when it arrives
+// and its step_result goes to the sender once the device has run it (actors/executor_actor.h).
+// collect: sent to itself, to finish a step in flight when no next step arrives.
+using executor_actor =
+    caf::typed_actor<caf::reacts_to<step_atom, executor_step>, caf::reacts_to<collect_atom>>;
 
 }  // namespace pagedserve::actors

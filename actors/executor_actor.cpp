@@ -4,6 +4,8 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <thread>
+#include <unordered_map>
 #include <utility>
 
 namespace pagedserve::actors {
@@ -20,38 +22,82 @@ double seconds_between(clock_type::time_point from, clock_type::time_point to) {
 struct executor_state {
   executor_state() = default;
   std::shared_ptr<step_executor> executor;
-  std::optional<clock_type::time_point> last_step_end;  // none before the first step
+  scheduler_actor scheduler;                              // where step results go
+  std::optional<clock_type::time_point> last_step_end;    // none before the first step
+  std::unordered_map<std::uint64_t, double> idle_before;  // per step in flight
+  bool collect_queued = false;                            // a collect_atom is in the mailbox
   static inline const char* name = "pagedserve.executor";
 };
 
-// Runs one plan; never throws (an exception escaping a handler would kill the actor and,
-// through the links, the engine).
-step_result run_step(executor_state& state, const executor_step& in) {
-  step_result out;
-  out.step = in.msg.plan.step;
+using self_pointer = executor_actor::stateful_pointer<executor_state>;
+
+// Collects the oldest step in flight and answers it. Never throws (an exception escaping a
+// handler would kill the actor and, through the links, the engine).
+void finish_oldest(self_pointer self) {
+  auto& st = self->state;
   const auto start = clock_type::now();
-  if (in.counts_idle && state.last_step_end) {
-    out.idle_s = seconds_between(*state.last_step_end, start);
-  }
+  step_result out;
   try {
-    auto sampled = state.executor->run(in.msg.plan, in.msg.new_sequences);
-    if (sampled) {
-      out.output = std::move(*sampled);
+    collected_step c = st.executor->collect();
+    out.step = c.step;
+    if (c.output) {
+      out.output = std::move(*c.output);
     } else {
-      out.error = sampled.err().message;
+      out.error = c.output.err().message;
     }
+    out.figures.host_s = c.host_s;
+    out.figures.device_busy_s = c.device_busy_s.value_or(0.0);
+    out.figures.device_idle_s = c.device_idle_before_s.value_or(0.0);
+    out.figures.replayed_graph = c.replayed_graph;
   } catch (const std::exception& e) {
-    out.error = "step " + std::to_string(out.step) + " failed: " + e.what();
-  } catch (...) {
-    out.error = "step " + std::to_string(out.step) + " failed: unknown exception";
+    out.error = std::string("collecting a step failed: ") + e.what();
   }
   const auto end = clock_type::now();
-  out.busy_s = seconds_between(start, end);
-  state.last_step_end = end;
-  return out;
+  if (const auto it = st.idle_before.find(out.step); it != st.idle_before.end()) {
+    out.figures.idle_s = it->second;
+    st.idle_before.erase(it);
+  }
+  out.figures.busy_s = seconds_between(start, end) + out.figures.host_s;
+  st.last_step_end = end;
+  if (st.scheduler) self->send(st.scheduler, std::move(out));
 }
 
-executor_actor::behavior_type executor_main(executor_actor::stateful_pointer<executor_state> self,
+// One step in flight: poll for it through the mailbox, so that a plan arriving meanwhile is
+// submitted first (the device then never waits for the next step).
+void queue_collect(self_pointer self) {
+  auto& st = self->state;
+  if (st.collect_queued || st.executor->num_in_flight() == 0) return;
+  st.collect_queued = true;
+  self->send(self, collect_atom::value);
+}
+
+void on_step(self_pointer self, executor_step& in) {
+  auto& st = self->state;
+  if (auto sender = caf::actor_cast<scheduler_actor>(self->current_sender())) {
+    st.scheduler = std::move(sender);
+  }
+  const auto start = clock_type::now();
+  const std::uint64_t step = in.msg.plan.step;
+  st.idle_before[step] =
+      in.counts_idle && st.last_step_end ? seconds_between(*st.last_step_end, start) : 0.0;
+  st.executor->submit(in.msg.plan, in.msg.new_sequences);
+  while (st.executor->num_in_flight() >= k_max_steps_in_flight) finish_oldest(self);
+  queue_collect(self);
+}
+
+void on_collect(self_pointer self) {
+  auto& st = self->state;
+  st.collect_queued = false;
+  if (st.executor->num_in_flight() == 0) return;
+  if (st.executor->oldest_ready()) {
+    finish_oldest(self);
+  } else {
+    std::this_thread::yield();
+  }
+  queue_collect(self);
+}
+
+executor_actor::behavior_type executor_main(self_pointer self,
                                             std::shared_ptr<step_executor> executor) {
   self->state.executor = std::move(executor);
   // A detached actor must end on an exit message itself, else ~actor_system waits for it.
@@ -60,11 +106,8 @@ executor_actor::behavior_type executor_main(executor_actor::stateful_pointer<exe
     self->quit(std::move(msg.reason));
   });
   return {
-      [self](step_atom, executor_step& in) {
-        auto reply_to = caf::actor_cast<scheduler_actor>(self->current_sender());
-        step_result out = run_step(self->state, in);
-        if (reply_to) self->send(reply_to, std::move(out));
-      },
+      [self](step_atom, executor_step& in) { on_step(self, in); },
+      [self](collect_atom) { on_collect(self); },
   };
 }
 

@@ -1,8 +1,12 @@
 #pragma once
-// executor actor: runs step plans on the step_executor, one at a time, on its own thread
-// (spawned detached: a step blocks for as long as the forward pass takes). Each step is
-// answered with a step_result sent to the step's sender, carrying the sampled tokens or the
-// error, and the time the executor spent in the step and waiting before it.
+// executor actor: drives the step_executor on its own thread (spawned detached: collecting
+// a step blocks until the device has run it). Steps are pipelined: a step is submitted
+// (enqueued on the device) as soon as it arrives; once two are in flight the older one is
+// collected and answered, so the device already has the next step queued while the host
+// reads the previous step's tokens and the scheduler plans the one after. With one step in
+// flight and no next plan in the mailbox the actor polls (collect_atom to itself) until the
+// step is done or a plan arrives. Each step is answered with a step_result to the scheduler:
+// the sampled tokens or the error, and what the step cost (executor_step_figures).
 
 #include <memory>
 

@@ -33,6 +33,7 @@ using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 using step_atom = caf::atom_constant<caf::atom("step")>;
 using close_atom = caf::atom_constant<caf::atom("close")>;        // intake: stop accepting
 using deadline_atom = caf::atom_constant<caf::atom("deadline")>;  // shutdown timeout passed
+using collect_atom = caf::atom_constant<caf::atom("collect")>;    // executor: to itself
 
 // Failures between actors; make_error() makes a caf::error of category "pagedserve" (see
 // actors/engine_errors.h for the way back).
@@ -63,8 +64,7 @@ struct step_result {
   std::uint64_t step = 0;
   std::optional<sched::step_output> output;  // absent: the step failed
   std::string error;                         // set when output is absent
-  double idle_s = 0.0;                       // idle before this step (when counted)
-  double busy_s = 0.0;                       // time in the step
+  executor_step_figures figures;
 };
 
 }  // namespace pagedserve::actors
@@ -150,7 +150,8 @@ typename Inspector::result_type inspect(Inspector& f, engine_stats& x) {
            x.num_cancelled, x.num_failed, x.num_steps, x.num_failed_steps, x.num_preemptions,
            x.num_prompt_tokens, x.num_generation_tokens, x.prefix_cache_queries,
            x.prefix_cache_hits, x.sum_batch_size, x.kv_utilization_sum, x.executor_idle_s,
-           x.executor_busy_s, x.iteration_tokens);
+           x.executor_busy_s, x.device_idle_s, x.device_busy_s, x.executor_host_s,
+           x.num_graph_steps, x.iteration_tokens);
 }
 
 template <class Inspector>

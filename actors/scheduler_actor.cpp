@@ -144,7 +144,7 @@ caf::result<request_id> on_submit(self_pointer self, generation_request& request
 
 void on_step_result(self_pointer self, step_result& result) {
   auto& st = self->state;
-  st.core->record_executor_time(result.idle_s, result.busy_s);
+  st.core->record_executor_time(result.figures);
   if (result.output) {
     st.core->apply_output(*result.output, st.now(), st.sends);
   } else {

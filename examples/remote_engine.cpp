@@ -12,6 +12,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 #include <chrono>
@@ -212,6 +215,8 @@ int client(const options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // stdout carries the port line (and the client's results): logs go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("remote_engine"));
   CLI::App app("The pagedserve engine across processes (CAF middleman)");
   app.require_subcommand(1);
   options opt;

@@ -19,7 +19,8 @@ echo "== sanitizer build (ASan + UBSan) =="
 # the Beast and CAF files, which dominate this build; reports still name file and line.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGEDSERVE_SANITIZE=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-  -DPAGEDSERVE_ENABLE_CUDA=OFF -DPAGEDSERVE_BUILD_BENCHMARKS=OFF
+  -DPAGEDSERVE_ENABLE_CUDA=OFF -DPAGEDSERVE_EMULATED_CUDA_BACKEND=ON \
+  -DPAGEDSERVE_BUILD_BENCHMARKS=OFF
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "gpu|no_asan"

@@ -45,6 +45,18 @@ status validate_model(const engine_config& config) {
   if (config.backend != "cpu" && config.backend != "cuda") {
     return invalid("backend must be cpu or cuda, got " + quoted(config.backend));
   }
+  if (config.dtype != "auto" && config.dtype != "float32" && config.dtype != "bfloat16" &&
+      config.dtype != "float16") {
+    return invalid("dtype must be auto, float32, bfloat16 or float16, got " + quoted(config.dtype));
+  }
+  if (config.backend == "cpu" && config.dtype != "auto" && config.dtype != "float32") {
+    return invalid("dtype " + quoted(config.dtype) +
+                   " needs backend cuda: the cpu backend computes in float32 only");
+  }
+  if (!(config.gpu_memory_utilization > 0.0 && config.gpu_memory_utilization <= 1.0)) {
+    return invalid("gpu_memory_utilization must be in (0, 1], got " +
+                   std::to_string(config.gpu_memory_utilization));
+  }
   return status::success();
 }
 

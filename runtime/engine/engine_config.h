@@ -19,12 +19,17 @@ struct engine_config {
   std::string model_config_file;     // --model-config: dummy weights from this config
   std::string load_format = "auto";  // auto | dummy
   std::string tokenizer_dir;         // default: model_dir when it has tokenizer.json
-  std::string backend = "cpu";
-  std::uint64_t weights_seed = 0;  // dummy/demo weights
+  std::string backend = "cpu";       // cpu | cuda
+  std::string dtype = "auto";        // auto | float32 | bfloat16 | float16 (CUDA; CPU: float32)
+  std::uint64_t weights_seed = 0;    // dummy/demo weights
 
-  // KV pool: num_blocks blocks of sched.block_size tokens. 0: as many as needed for
-  // max_num_seqs sequences of max_model_len (the CPU default; the CUDA backend measures).
+  // KV pool: num_blocks blocks of sched.block_size tokens. 0: on the CPU, as many as needed
+  // for max_num_seqs sequences of max_model_len (capped, model_loading.h); on CUDA, what
+  // gpu_memory_utilization of the device leaves after a profiling forward (kv_pool_sizing.h).
   sched::scheduler_config sched;
+  double gpu_memory_utilization = 0.9;  // (0, 1]; CUDA only
+  // CUDA: run decode steps eagerly instead of replaying captured graphs (debugging).
+  bool enforce_eager = false;
 
   std::uint32_t max_waiting_requests = 4096;  // past it: submit fails at once
   std::uint32_t max_n = 16;                   // completions per request
@@ -34,6 +39,16 @@ struct engine_config {
 };
 
 [[nodiscard]] status validate(const engine_config& config);
+
+// What one executor step cost (the executor reports it with the step's output).
+struct executor_step_figures {
+  double idle_s = 0.0;         // the executor waited for this step's plan (work was in flight)
+  double busy_s = 0.0;         // executor time for the step, waits for the device included
+  double host_s = 0.0;         // ... excluded
+  double device_idle_s = 0.0;  // the device idle before the step (CUDA events; else 0)
+  double device_busy_s = 0.0;  // the device running the step
+  bool replayed_graph = false;
+};
 
 // Figures since start, read at any time (engine::stats, stats_atom).
 struct engine_stats {
@@ -60,6 +75,14 @@ struct engine_stats {
   // requests were in flight, and time spent in steps.
   double executor_idle_s = 0.0;
   double executor_busy_s = 0.0;
+  // The device's own clock (CUDA events; zero on the CPU): time it sat idle between the end
+  // of one step and the start of the next while requests were in flight, and time in steps.
+  // Host time per step: executor host work (planning inputs, enqueueing, reading results),
+  // not counting waits for the device.
+  double device_idle_s = 0.0;
+  double device_busy_s = 0.0;
+  double executor_host_s = 0.0;
+  std::uint64_t num_graph_steps = 0;  // steps that replayed a captured decode graph
   // Tokens per step (prompt + generated), with vLLM's buckets.
   histogram iteration_tokens = histogram::with_bounds(iteration_tokens_buckets());
 };

@@ -78,9 +78,13 @@ std::uint64_t engine_core_base::num_blocks_held() const {
   return scheduler_->kv().num_blocks_held();
 }
 
-void engine_core_base::record_executor_time(double idle_s, double busy_s) {
-  totals_.executor_idle_s += idle_s;
-  totals_.executor_busy_s += busy_s;
+void engine_core_base::record_executor_time(const executor_step_figures& figures) {
+  totals_.executor_idle_s += figures.idle_s;
+  totals_.executor_busy_s += figures.busy_s;
+  totals_.executor_host_s += figures.host_s;
+  totals_.device_idle_s += figures.device_idle_s;
+  totals_.device_busy_s += figures.device_busy_s;
+  if (figures.replayed_graph) ++totals_.num_graph_steps;
 }
 
 std::vector<request_id> engine_core_base::live_requests() const {

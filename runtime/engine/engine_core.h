@@ -72,7 +72,7 @@ class engine_core_base {
   // Blocks not back in the pool although nothing runs: a leak when has_work() is false.
   [[nodiscard]] std::uint64_t num_blocks_held() const;
   // The executor's time, as the actor layer measures it (engine_stats.executor_*).
-  void record_executor_time(double idle_s, double busy_s);
+  void record_executor_time(const executor_step_figures& figures);
   // The request ids of every live request (for shutdown and sink death).
   [[nodiscard]] std::vector<request_id> live_requests() const;
 

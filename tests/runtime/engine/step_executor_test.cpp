@@ -16,6 +16,7 @@
 
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/safetensors_file.h"
+#include "tests/runtime/engine/golden_set.h"
 #include "tests/runtime/engine/step_executor_test_driver.h"
 #include "tests/runtime/forward/golden_model.h"
 #include "tests/support/fixtures.h"
@@ -25,42 +26,14 @@ namespace {
 
 using engine_testing::block_size;
 using engine_testing::drive_options;
+using engine_testing::golden_set;
 using engine_testing::greedy_params;
+using engine_testing::load_golden;
 using engine_testing::test_driver;
 using forward::testing::model_test_name;
 using forward::testing::num_golden_prompts;
-using forward::testing::read_f32;
-using forward::testing::read_i64_as_tokens;
 using sched::schedule_kind;
 using sched::step_plan;
-
-struct golden_set {
-  model_config config;
-  std::shared_ptr<const checkpoint> weights;
-  std::vector<std::vector<token_id>> prompts;
-  std::vector<std::vector<token_id>> greedy;
-  std::vector<std::vector<float>> greedy_logits;  // HF's logits row before each greedy token
-};
-
-golden_set load_golden(const std::string& name) {
-  golden_set g;
-  const auto dir = testing::goldens_dir() / "models" / name;
-  auto config = load_model_config(dir);
-  EXPECT_TRUE(config.ok()) << (config.ok() ? "" : config.err().message);
-  g.config = *config;
-  auto weights = load_safetensors_checkpoint(dir, g.config);
-  EXPECT_TRUE(weights.ok()) << (weights.ok() ? "" : weights.err().message);
-  g.weights = std::make_shared<const checkpoint>(std::move(*weights));
-  auto golden = safetensors_file::open(dir / "golden.safetensors");
-  EXPECT_TRUE(golden.ok()) << (golden.ok() ? "" : golden.err().message);
-  for (int i = 0; i < num_golden_prompts; ++i) {
-    const std::string prefix = "prompt" + std::to_string(i);
-    g.prompts.push_back(read_i64_as_tokens(*golden, prefix + ".ids"));
-    g.greedy.push_back(read_i64_as_tokens(*golden, prefix + ".greedy"));
-    g.greedy_logits.push_back(read_f32(*golden, prefix + ".greedy_logits"));
-  }
-  return g;
-}
 
 std::unique_ptr<step_executor> make_executor(const golden_set& g,
                                              std::function<void(std::uint64_t)> hook = {}) {
@@ -294,21 +267,23 @@ TEST(step_executor, failed_step_drops_its_sequences_and_later_steps_still_run) {
   driver.add(seq_of(1), g.prompts[1]);
   driver.add(seq_of(2), g.prompts[2]);
   driver.add(seq_of(0), g.prompts[0]);
-  for (int guard = 0; driver.next_step() < failing_step && guard < 10; ++guard) {
+  // Steps 0..3 are submitted, 0..2 collected (the driver keeps one step in flight).
+  for (int guard = 0; driver.next_step() <= failing_step && guard < 10; ++guard) {
     if (driver.next_step() == 2) driver.preempt_next(seq_of(0));  // not in the failing step
     ASSERT_TRUE(driver.step().ok());
   }
-  const auto failed = driver.step();
-  ASSERT_FALSE(failed.ok());
-  EXPECT_EQ(failed.err().code, error_code::internal);
-  EXPECT_NE(failed.err().message.find("step 3"), std::string::npos) << failed.err().message;
-  EXPECT_NE(failed.err().message.find("injected fault"), std::string::npos);
-  EXPECT_EQ(executor->num_live_sequences(), 1U);  // only the preempted one is left
+  EXPECT_EQ(executor->num_live_sequences(),
+            1U);  // step 3's went at once: the preempted one is left
 
   // The next plan still names the failed sequences (written before the failure was known):
   // they are skipped and answered with token 0; a new sequence joins in the same step.
   driver.add(seq_of(3), g.prompts[3]);
-  const auto next = driver.step();
+  const auto failed = driver.step();  // submits step 4, collects step 3
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.err().code, error_code::internal);
+  EXPECT_NE(failed.err().message.find("step 3"), std::string::npos) << failed.err().message;
+  EXPECT_NE(failed.err().message.find("injected fault"), std::string::npos);
+  const auto next = driver.step();  // collects step 4
   ASSERT_TRUE(next.ok()) << next.err().message;
   int num_failed_answered = 0;
   for (const sched::sampled_token& t : next->sampled) {
@@ -339,20 +314,17 @@ TEST(step_executor, empty_plan_is_valid) {
   EXPECT_TRUE(out->sampled.empty());
 }
 
-TEST(step_executor, unknown_backend_is_an_error) {
+TEST(step_executor, cpu_pool_must_be_sized_by_the_caller) {
+  // The CPU has no device memory to plan a pool from: num_blocks 0 is an error that says so.
   const golden_set g = load_golden("tiny-llama");
   step_executor_config config;
   config.model = g.config;
   config.weights = g.weights;
-  config.num_blocks = 16;
-  for (const std::string name : {"cuda", "tpu"}) {  // CUDA comes in a later issue
-    config.backend = name;
-    const auto executor = step_executor::create(config);
-    ASSERT_FALSE(executor.ok()) << name;
-    EXPECT_EQ(executor.err().code, error_code::unsupported);
-    EXPECT_NE(executor.err().message.find("'" + name + "'"), std::string::npos)
-        << executor.err().message;
-  }
+  config.num_blocks = 0;
+  const auto executor = step_executor::create(std::move(config));
+  ASSERT_FALSE(executor.ok());
+  EXPECT_EQ(executor.err().code, error_code::unsupported);
+  EXPECT_NE(executor.err().message.find("num_blocks"), std::string::npos) << executor.err().message;
 }
 
 TEST(step_executor, weights_of_another_model_are_an_error) {
@@ -362,7 +334,7 @@ TEST(step_executor, weights_of_another_model_are_an_error) {
   config.model = qwen.config;
   config.weights = llama.weights;
   config.num_blocks = 16;
-  EXPECT_FALSE(step_executor::create(config).ok());
+  EXPECT_FALSE(step_executor::create(std::move(config)).ok());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <utility>
@@ -63,7 +64,9 @@ class test_driver {
     return seqs_.at(seq).logprobs;
   }
 
-  // Plans and runs one step. The output is read now, or (lookahead) after the next plan.
+  // Plans and runs one step. The output is read now, or (lookahead) the step is left in
+  // flight and the previous one is collected after this one was submitted (the executor
+  // pipeline: plan N+1 is built before N's output is read). Returns the collected output.
   result<step_output> step() {
     step_plan plan;
     plan.step = next_step_++;
@@ -76,20 +79,18 @@ class test_driver {
       schedule(plan, added, seq, s);
       if (plan.scheduled.back().samples) expected_samplers.push_back(seq);
     }
-    if (pending_) receive(*std::exchange(pending_, std::nullopt));
-    auto out = executor_.run(plan, added);
-    if (!out) return out;
-    EXPECT_EQ(out->step, plan.step);
-    std::vector<seq_id> samplers;
-    for (const auto& t : out->sampled) samplers.push_back(t.seq);
-    EXPECT_EQ(samplers, expected_samplers) << "step " << plan.step;
-    if (options_.lookahead && !plan.empty()) {
-      pending_ = *out;
-    } else {
-      receive(*out);
+    executor_.submit(plan, added);
+    in_flight_.push_back({plan.step, std::move(expected_samplers)});
+    const std::size_t keep = options_.lookahead && !plan.empty() ? 1 : 0;
+    result<step_output> last = step_output{};
+    while (in_flight_.size() > keep) {
+      last = collect_one();
+      if (!last) return last;
     }
-    return out;
+    return last;
   }
+  [[nodiscard]] std::size_t num_graph_steps() const { return num_graph_steps_; }
+  [[nodiscard]] std::size_t num_collected() const { return num_collected_; }
 
   // Steps until every sequence has its tokens, then finishes them all.
   void run_to_end(std::size_t num_generate = default_num_generate) {
@@ -126,8 +127,9 @@ class test_driver {
     return !s.stopped && s.num_tokens - s.prompt_size < num_generate_;
   }
   [[nodiscard]] bool done() const {
-    return !pending_ && std::none_of(seqs_.begin(), seqs_.end(),
-                                     [&](const auto& kv) { return wants_more(kv.second); });
+    return in_flight_.empty() && std::none_of(seqs_.begin(), seqs_.end(), [&](const auto& kv) {
+             return wants_more(kv.second);
+           });
   }
 
   void schedule(step_plan& plan, std::vector<sequence_sampling>& added, seq_id seq, tracked& s) {
@@ -165,6 +167,29 @@ class test_driver {
     plan.preempted.push_back(seq);
   }
 
+  struct expected_step {
+    std::uint64_t step = 0;
+    std::vector<seq_id> samplers;
+  };
+
+  // Collects the oldest step in flight: its samplers must be the plan's, in plan order.
+  result<step_output> collect_one() {
+    const expected_step expected = in_flight_.front();
+    in_flight_.pop_front();
+    EXPECT_EQ(executor_.num_in_flight(), in_flight_.size() + 1);
+    collected_step c = executor_.collect();
+    ++num_collected_;
+    if (c.replayed_graph) ++num_graph_steps_;
+    EXPECT_EQ(c.step, expected.step);
+    if (!c.output) return c.output;
+    EXPECT_EQ(c.output->step, expected.step);
+    std::vector<seq_id> samplers;
+    for (const auto& t : c.output->sampled) samplers.push_back(t.seq);
+    EXPECT_EQ(samplers, expected.samplers) << "step " << expected.step;
+    receive(*c.output);
+    return c.output;
+  }
+
   void receive(const step_output& out) {
     for (const sched::sampled_token& t : out.sampled) {
       const auto it = seqs_.find(t.seq);
@@ -178,7 +203,9 @@ class test_driver {
   drive_options options_;
   std::map<seq_id, tracked> seqs_;
   std::vector<seq_id> to_preempt_;
-  std::optional<step_output> pending_;
+  std::deque<expected_step> in_flight_;
+  std::size_t num_graph_steps_ = 0;
+  std::size_t num_collected_ = 0;
   std::uint64_t next_step_ = 0;
   std::uint32_t next_block_ = 0;  // never reused: a resumed sequence gets new blocks
   std::size_t num_generate_ = default_num_generate;

@@ -21,20 +21,12 @@
 #include "runtime/forward/decode_graphs.h"
 #include "runtime/forward/kv_pool_sizing.h"
 #include "tests/runtime/forward/golden_checks.h"
+#include "tests/support/cuda_device.h"
 
 namespace pagedserve::forward::testing {
 namespace {
 
-// A CUDA backend of `type`, or null with the reason (no device here).
-std::unique_ptr<kernels::backend> device_backend(kernels::dtype type, std::string* why) {
-  if (!kernels::cuda::query_device(why)) return nullptr;
-  auto made = kernels::make_cuda_backend({type, 0});
-  if (!made) {
-    *why = made.err().message;
-    return nullptr;
-  }
-  return std::move(made).value();
-}
+using pagedserve::testing::device_backend;
 
 #define LOAD_ON_DEVICE(model, name, type)                                        \
   std::string why;                                                               \

@@ -1,0 +1,179 @@
+// The step executor on the CUDA backend, built twice: test_step_executor_simt on the SIMT
+// emulator (every CI run) and test_step_executor_cuda on the GPU (label gpu). Its pipelined
+// path (device sampling, each sampled token fed to the next step on the device before the
+// host reads it, two steps in flight, decode graphs) must give:
+//   - at fp32, the HF goldens' greedy tokens, as the CPU executor does (step_executor_test);
+//   - with seeded sampling, exactly the CPU executor's tokens (the device sampler makes the
+//     host sampler's picks) and the same logprobs;
+// and size its KV pool from the device's memory when num_blocks is 0.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/engine/step_executor.h"
+#include "tests/runtime/engine/golden_set.h"
+#include "tests/runtime/engine/step_executor_test_driver.h"
+#include "tests/support/cuda_device.h"
+
+namespace pagedserve {
+namespace {
+
+using engine_testing::drive_options;
+using engine_testing::golden_set;
+using engine_testing::load_golden;
+using engine_testing::num_golden_prompts;
+using engine_testing::test_driver;
+using forward::testing::model_test_name;
+
+constexpr std::uint32_t k_max_num_seqs = 4;  // graphs for 1, 2 and 4 sequences
+
+seq_id seq_of(int prompt) { return seq_id{static_cast<std::uint64_t>(prompt) + 1}; }
+
+step_executor_config base_config(const golden_set& g) {
+  step_executor_config config;
+  config.model = g.config;
+  config.weights = g.weights;
+  config.block_size = engine_testing::block_size;
+  config.num_blocks = 128;
+  config.max_num_seqs = k_max_num_seqs;
+  config.max_num_batched_tokens = 512;  // every golden prompt at once
+  config.max_model_len = 128;
+  return config;
+}
+
+// The executor on the CUDA backend (fp32), or null when there is no device (`why` says why).
+std::unique_ptr<step_executor> device_executor(step_executor_config config, std::string* why) {
+  config.backend = testing::device_backend(kernels::dtype::f32, why);
+  if (config.backend == nullptr) return nullptr;
+  auto executor = step_executor::create(std::move(config));
+  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.err().message);
+  return executor.ok() ? std::move(*executor) : nullptr;
+}
+
+std::unique_ptr<step_executor> cpu_executor(step_executor_config config) {
+  auto executor = step_executor::create(std::move(config));
+  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.err().message);
+  return executor.ok() ? std::move(*executor) : nullptr;
+}
+
+#define DEVICE_EXECUTOR(name, config)                                             \
+  std::string why;                                                                \
+  auto name = device_executor(config, &why);                                      \
+  if (name == nullptr && !why.empty()) GTEST_SKIP() << "no CUDA device: " << why; \
+  ASSERT_NE(name, nullptr)
+
+class device_step_executor_golden : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { golden_ = load_golden(GetParam()); }
+  void expect_greedy_goldens(const test_driver& driver) const {
+    for (int i = 0; i < num_golden_prompts; ++i) {
+      EXPECT_EQ(driver.generated(seq_of(i)), golden_.greedy[static_cast<std::size_t>(i)])
+          << "prompt " << i;
+    }
+  }
+  golden_set golden_;
+};
+
+TEST_P(device_step_executor_golden, pipelined_steps_with_graphs_match_greedy_goldens) {
+  DEVICE_EXECUTOR(executor, base_config(golden_));
+  EXPECT_TRUE(executor->setup().samples_on_device);
+  EXPECT_EQ(executor->setup().num_decode_graphs, 3U);  // 1, 2, 4
+  // Staggered starts: later prompts prefill in chunks of 13 while earlier ones decode; two
+  // steps in flight, so every decode token comes from the previous step on the device.
+  test_driver driver(*executor, {.chunk = 13, .lookahead = true});
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    driver.add(seq_of(i), golden_.prompts[i], static_cast<std::uint64_t>(2 * i));
+  }
+  driver.run_to_end();
+  expect_greedy_goldens(driver);
+  EXPECT_GT(driver.num_graph_steps(), 0U) << "decode-only steps replay graphs";
+  EXPECT_LT(driver.num_graph_steps(), driver.num_collected()) << "prefill steps run eagerly";
+}
+
+TEST_P(device_step_executor_golden, eager_steps_with_preemption_match_greedy_goldens) {
+  step_executor_config config = base_config(golden_);
+  config.enforce_eager = true;
+  DEVICE_EXECUTOR(executor, std::move(config));
+  EXPECT_EQ(executor->setup().num_decode_graphs, 0U);
+  test_driver driver(*executor, {.chunk = 13, .lookahead = true});
+  for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), golden_.prompts[i]);
+  for (int guard = 0; driver.next_step() < 12 && guard < 20; ++guard) {
+    if (driver.next_step() == 4) driver.preempt_next(seq_of(3));   // mid-prefill
+    if (driver.next_step() == 10) driver.preempt_next(seq_of(1));  // decoding, sample in flight
+    ASSERT_TRUE(driver.step().ok());
+  }
+  driver.run_to_end();
+  expect_greedy_goldens(driver);
+  EXPECT_EQ(driver.num_graph_steps(), 0U);
+}
+
+INSTANTIATE_TEST_SUITE_P(models, device_step_executor_golden,
+                         ::testing::Values("tiny-llama", "tiny-llama-bf16", "tiny-qwen2",
+                                           "tiny-qwen3"),
+                         model_test_name);
+
+// Seeded sampling with truncation, and logprobs: the device path picks exactly what the CPU
+// executor picks from the same (fp32) logits, and reports the same logprobs.
+TEST(device_step_executor, seeded_sampling_and_logprobs_equal_the_cpu_executors) {
+  const golden_set g = load_golden("tiny-llama");
+  sampling_params params;
+  params.temperature = 0.9f;
+  params.top_p = 0.95f;
+  params.top_k = 40;
+  params.seed = 1234;
+  params.logprobs = 3;
+  DEVICE_EXECUTOR(device, base_config(g));
+  auto cpu = cpu_executor(base_config(g));
+  ASSERT_NE(cpu, nullptr);
+  test_driver on_device(*device, {.chunk = 13, .lookahead = true, .params = params});
+  test_driver on_cpu(*cpu, {.chunk = 13, .lookahead = true, .params = params});
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    on_device.add(seq_of(i), g.prompts[i]);
+    on_cpu.add(seq_of(i), g.prompts[i]);
+  }
+  on_device.run_to_end(16);
+  on_cpu.run_to_end(16);
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    EXPECT_EQ(on_device.generated(seq_of(i)), on_cpu.generated(seq_of(i))) << "prompt " << i;
+    const auto& got = on_device.logprobs(seq_of(i));
+    const auto& want = on_cpu.logprobs(seq_of(i));
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t t = 0; t < got.size(); ++t) {
+      EXPECT_NEAR(got[t].chosen_logprob, want[t].chosen_logprob, 1e-3) << i << "/" << t;
+      ASSERT_EQ(got[t].top.size(), want[t].top.size());
+    }
+  }
+}
+
+// num_blocks 0: the pool is what gpu_memory_utilization leaves after a profiling forward.
+TEST(device_step_executor, pool_is_planned_from_device_memory) {
+  const golden_set g = load_golden("tiny-qwen3");
+  step_executor_config config = base_config(g);
+  config.num_blocks = 0;
+  config.gpu_memory_utilization = 0.5;
+  config.max_num_batched_tokens = 64;
+  DEVICE_EXECUTOR(executor, std::move(config));
+  const step_executor_setup& setup = executor->setup();
+  EXPECT_TRUE(setup.planned_from_memory);
+  EXPECT_GT(setup.num_blocks, 128U / engine_testing::block_size);  // one max_model_len fits
+  EXPECT_EQ(setup.kv_bytes, (std::int64_t{setup.num_blocks} + 1) * setup.bytes_per_block);
+  EXPECT_LE(setup.in_use_bytes + setup.kv_bytes, setup.device_total_bytes / 2);
+  EXPECT_NEAR(setup.max_concurrency,
+              static_cast<double>(setup.num_blocks) * engine_testing::block_size / 128.0, 1e-9);
+  // And it serves: the goldens through the planned pool, in steps within the 64 tokens the
+  // workspace was reserved for.
+  test_driver driver(*executor, {.chunk = 16, .lookahead = true});
+  for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), g.prompts[i]);
+  driver.run_to_end(8);
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    const auto& want = g.greedy[static_cast<std::size_t>(i)];
+    EXPECT_EQ(driver.generated(seq_of(i)), std::vector<token_id>(want.begin(), want.begin() + 8));
+  }
+}
+
+}  // namespace
+}  // namespace pagedserve
