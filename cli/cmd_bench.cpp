@@ -1,10 +1,14 @@
 // pagedserve bench offline: offline throughput through the whole engine. Every request of a
 // workload (JSONL of prompt token ids + max_tokens) is submitted at once to the embeddable
 // engine (actors/engine.h), greedy and ignoring EOS, and the command waits for every final.
-// It prints wall time, tokens/s and the engine's step statistics; --compare-static then runs
-// the same requests through the static-batching baseline (runtime/engine/
-// static_batch_baseline.h) in the same KV memory and prints the ratio. docs/bench-offline.md
-// explains each figure.
+// It prints wall time, tokens/s and the engine's step statistics, host and device time per
+// step (--backend cuda), and each --peer reference figure with the ratio measured / peer;
+// --compare-static then runs the same requests through the static-batching baseline
+// (runtime/engine/static_batch_baseline.h, CPU only) in the same KV memory and prints the
+// ratio. The figures and their output are bench_offline_report.h; docs/bench-offline.md
+// explains each one. Exit status: 0; 1 when the run or its checks fail; 2 for a bad --peer,
+// --gpu-memory-utilization 0 or --compare-static off the CPU (CLI11's own codes for the
+// command-line errors it finds itself).
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -19,9 +23,11 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "actors/engine.h"
+#include "cli/bench_offline_report.h"
 #include "cli/command.h"
 #include "runtime/engine/model_loading.h"
 #include "runtime/engine/static_batch_baseline.h"
@@ -42,6 +48,8 @@ struct bench_options {
   bool no_prefix_caching = false;
   bool compare_static = false;
   bool json = false;
+  std::vector<std::string> peer_args;  // as written; parsed into `peers` after CLI11
+  std::vector<peer_figure> peers;
 };
 
 void add_options(CLI::App& app, bench_options& opt) {
@@ -53,9 +61,24 @@ void add_options(CLI::App& app, bench_options& opt) {
       ->check(CLI::IsMember({"auto", "dummy"}));
   app.add_option("--workload", opt.workload_path, "JSONL: prompt_token_ids, max_tokens")
       ->required();
+  app.add_option("--backend", opt.engine.backend, "cpu | cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--dtype", opt.engine.dtype,
+                 "auto (cpu: float32; cuda: the checkpoint's 16-bit type) | float32 | "
+                 "bfloat16 | float16 (cuda only)")
+      ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}))
+      ->capture_default_str();
+  app.add_option("--gpu-memory-utilization", opt.engine.gpu_memory_utilization,
+                 "cuda: fraction of device memory for weights, activations and KV, in (0, 1]")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app.add_flag("--enforce-eager", opt.engine.enforce_eager,
+               "cuda: run every step eagerly, no captured decode graphs");
   app.add_option("--block-size", s.block_size, "KV block size in tokens")->capture_default_str();
   app.add_option("--num-blocks", s.num_blocks,
-                 "KV blocks (0: max_num_seqs sequences of max_model_len)")
+                 "KV blocks (0: cpu: max_num_seqs sequences of max_model_len, capped at 1 GiB; "
+                 "cuda: what --gpu-memory-utilization leaves after a profiling forward)")
       ->capture_default_str();
   app.add_option("--max-num-seqs", s.max_num_seqs)->capture_default_str();
   app.add_option("--max-num-batched-tokens", s.max_num_batched_tokens)->capture_default_str();
@@ -68,8 +91,31 @@ void add_options(CLI::App& app, bench_options& opt) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_flag("--compare-static", opt.compare_static,
-               "also run the static-batching baseline in the same KV memory");
+               "also run the static-batching baseline in the same KV memory (cpu only)");
+  app.add_option("--peer", opt.peer_args,
+                 "NAME=TOKENS_PER_S: a reference output tokens/s printed beside the measured "
+                 "one with the ratio measured / peer (repeatable)")
+      ->allow_extra_args(false);  // one value per --peer
   app.add_flag("--json", opt.json, "print one JSON object");
+}
+
+// The checks across flags that CLI11 cannot make; an error is a bad command line (exit 2).
+status check_command_line(bench_options& opt) {
+  for (const std::string& text : opt.peer_args) {
+    auto peer = parse_peer(text);
+    if (!peer) return peer.err();
+    opt.peers.push_back(std::move(*peer));
+  }
+  if (!(opt.engine.gpu_memory_utilization > 0.0)) {
+    return make_error(error_code::invalid_argument, "--gpu-memory-utilization must be in (0, 1]");
+  }
+  if (opt.compare_static && opt.engine.backend != "cpu") {
+    return make_error(error_code::invalid_argument,
+                      "--compare-static runs the static baseline on the CPU forward: it needs "
+                      "--backend cpu, got " +
+                          opt.engine.backend);
+  }
+  return status::success();
 }
 
 std::uint32_t scaled(std::size_t n, double f) {
@@ -216,45 +262,15 @@ status check_outcomes(const engine_run& run, const std::vector<workload_request>
   return status::success();
 }
 
-struct figures {
-  std::uint64_t num_requests = 0;
-  std::uint64_t prompt_tokens = 0;
-  std::uint64_t output_tokens = 0;
-  double wall_s = 0.0;
-  double output_tokens_per_s = 0.0;
-  double total_tokens_per_s = 0.0;
-  double mean_batch_size = 0.0;
-  double kv_utilization = 0.0;
-  double executor_idle_fraction = 0.0;
-  double prefix_cache_hit_rate = 0.0;
-};
-
-double ratio(double a, double b) { return b > 0.0 ? a / b : 0.0; }
-
-figures engine_figures(const engine_run& run, const std::vector<workload_request>& reqs) {
-  figures f;
-  f.num_requests = reqs.size();
-  for (const workload_request& r : reqs) {
-    f.prompt_tokens += r.prompt_token_ids.size();
-    f.output_tokens += r.max_tokens;
-  }
-  const engine_stats& s = run.stats;
-  const auto steps = static_cast<double>(s.num_steps);
-  f.wall_s = run.wall_s;
-  f.output_tokens_per_s = ratio(static_cast<double>(f.output_tokens), run.wall_s);
-  f.total_tokens_per_s = ratio(static_cast<double>(f.prompt_tokens + f.output_tokens), run.wall_s);
-  f.mean_batch_size = ratio(s.sum_batch_size, steps);
-  f.kv_utilization = ratio(s.kv_utilization_sum, steps);
-  f.executor_idle_fraction = ratio(s.executor_idle_s, s.executor_idle_s + s.executor_busy_s);
-  f.prefix_cache_hit_rate =
-      ratio(static_cast<double>(s.prefix_cache_hits), static_cast<double>(s.prefix_cache_queries));
-  return f;
-}
-
-boost::json::object to_json(const bench_options& opt, const model_config& model,
-                            const engine_config& config, std::uint64_t num_total_blocks) {
+// The "config" object of the JSON output (num_blocks: the pool the engine sized).
+boost::json::object config_json(const bench_options& opt, const model_config& model,
+                                const engine_config& config, std::uint64_t num_total_blocks) {
   const sched::scheduler_config& s = config.sched;
   return {{"model", model.name},
+          {"backend", config.backend},
+          {"dtype", config.dtype},
+          {"gpu_memory_utilization", config.gpu_memory_utilization},
+          {"enforce_eager", config.enforce_eager},
           {"workload", opt.workload_path},
           {"length_scale", opt.length_scale},
           {"block_size", s.block_size},
@@ -263,62 +279,6 @@ boost::json::object to_json(const bench_options& opt, const model_config& model,
           {"max_num_batched_tokens", s.max_num_batched_tokens},
           {"max_model_len", s.max_model_len},
           {"prefix_caching", s.enable_prefix_caching}};
-}
-
-boost::json::object to_json(const figures& f, const engine_run& run) {
-  return {{"num_requests", f.num_requests},
-          {"completed", run.stats.num_finished},
-          {"prompt_tokens", f.prompt_tokens},
-          {"output_tokens", f.output_tokens},
-          {"wall_s", f.wall_s},
-          {"output_tokens_per_s", f.output_tokens_per_s},
-          {"total_tokens_per_s", f.total_tokens_per_s},
-          {"steps", run.stats.num_steps},
-          {"mean_batch_size", f.mean_batch_size},
-          {"num_preemptions", run.stats.num_preemptions},
-          {"kv_utilization", f.kv_utilization},
-          {"executor_idle_fraction", f.executor_idle_fraction},
-          {"prefix_cache_hit_rate", f.prefix_cache_hit_rate},
-          {"leaked_blocks", run.shutdown.num_leaked_blocks}};
-}
-
-boost::json::object to_json(const static_baseline_report& r) {
-  return {{"wall_s", r.wall_s},
-          {"batch_size", r.batch_size},
-          {"num_batches", r.num_batches},
-          {"steps", r.steps},
-          {"useful_output_tokens", r.useful_output_tokens},
-          {"computed_tokens", r.computed_tokens},
-          {"output_tokens_per_s", r.output_tokens_per_s}};
-}
-
-void print_table(const boost::json::object& config, const figures& f, const engine_run& run,
-                 const std::optional<static_baseline_report>& fixed) {
-  std::printf("model %s, %llu requests, %llu prompt + %llu output tokens, %llu KV blocks of %llu\n",
-              config.at("model").as_string().c_str(),
-              static_cast<unsigned long long>(f.num_requests),
-              static_cast<unsigned long long>(f.prompt_tokens),
-              static_cast<unsigned long long>(f.output_tokens),
-              static_cast<unsigned long long>(config.at("num_blocks").to_number<std::uint64_t>()),
-              static_cast<unsigned long long>(config.at("block_size").to_number<std::uint64_t>()));
-  std::printf("%-28s %12.3f\n", "wall time (s)", f.wall_s);
-  std::printf("%-28s %12.1f\n", "output tokens/s", f.output_tokens_per_s);
-  std::printf("%-28s %12.1f\n", "total tokens/s", f.total_tokens_per_s);
-  std::printf("%-28s %12llu\n", "steps", static_cast<unsigned long long>(run.stats.num_steps));
-  std::printf("%-28s %12.2f\n", "mean batch size", f.mean_batch_size);
-  std::printf("%-28s %12llu\n", "preemptions",
-              static_cast<unsigned long long>(run.stats.num_preemptions));
-  std::printf("%-28s %12.4f\n", "KV utilization", f.kv_utilization);
-  std::printf("%-28s %12.4f\n", "executor idle fraction", f.executor_idle_fraction);
-  if (!fixed) return;
-  std::printf("static batching (batch %u, %llu batches, %llu steps, %llu computed tokens)\n",
-              fixed->batch_size, static_cast<unsigned long long>(fixed->num_batches),
-              static_cast<unsigned long long>(fixed->steps),
-              static_cast<unsigned long long>(fixed->computed_tokens));
-  std::printf("%-28s %12.3f\n", "  wall time (s)", fixed->wall_s);
-  std::printf("%-28s %12.1f\n", "  output tokens/s", fixed->output_tokens_per_s);
-  std::printf("%-28s %12.2f\n", "continuous / static",
-              ratio(f.output_tokens_per_s, fixed->output_tokens_per_s));
 }
 
 int fail(const std::string& message) {
@@ -340,9 +300,9 @@ int run_offline(const bench_options& opt_in) {
 
   auto run = run_engine(opt.engine, *reqs);
   if (!run) return fail(run.err().message);
-  const auto config_json = to_json(opt, *model, opt.engine, run->stats.num_total_blocks);
+  const auto config = config_json(opt, *model, opt.engine, run->stats.num_total_blocks);
   if (const status s = check_outcomes(*run, *reqs); !s) return fail(s.err().message);
-  const figures f = engine_figures(*run, *reqs);
+  const offline_figures f = engine_figures(run->wall_s, run->stats, *reqs);
 
   std::optional<static_baseline_report> fixed;
   if (opt.compare_static) {
@@ -356,10 +316,12 @@ int run_offline(const bench_options& opt_in) {
     fixed = std::move(*r);
   }
   if (!opt.json) {
-    print_table(config_json, f, *run, fixed);
+    print_table(config, f, run->stats, opt.peers, fixed);
     return 0;
   }
-  boost::json::object out{{"config", config_json}, {"engine", to_json(f, *run)}};
+  boost::json::object out{{"config", config},
+                          {"engine", to_json(f, run->stats, run->shutdown.num_leaked_blocks)},
+                          {"peers", to_json(opt.peers, f)}};
   if (fixed) {
     out["static"] = to_json(*fixed);
     out["continuous_over_static"] = ratio(f.output_tokens_per_s, fixed->output_tokens_per_s);
@@ -378,11 +340,16 @@ int run_bench(int argc, char** argv) {
   opt.engine.sched.max_model_len = 0;  // 0 until parsed: the workload's longest request
   add_options(*offline, opt);
   CLI11_PARSE(app, argc, argv);
+  if (const status s = check_command_line(opt); !s) {
+    std::fprintf(stderr, "pagedserve bench offline: %s\n", s.err().message.c_str());
+    return 2;
+  }
   return run_offline(opt);
 }
 
 const command_registration registration{
-    {"bench", "offline throughput through the engine (vs static batching)", &run_bench}};
+    {"bench", "offline throughput through the engine (vs static batching, vs --peer figures)",
+     &run_bench}};
 
 }  // namespace
 }  // namespace pagedserve::cli

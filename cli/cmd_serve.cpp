@@ -21,7 +21,8 @@ namespace pagedserve::cli {
 namespace {
 
 // What the operator should know before the first request: which model under which name,
-// and the settings this backend ignores.
+// and the settings this backend ignores. (A 16-bit dtype on the cpu backend is no such
+// setting: the engine refuses to start with it.)
 void log_start_notes(const net::server_config& config, const std::string& served_name) {
   spdlog::info("serving model '{}' as '{}'", engine_model_name(config.engine), served_name);
   if (uses_demo_model(config.engine)) {
@@ -32,14 +33,14 @@ void log_start_notes(const net::server_config& config, const std::string& served
         demo_model_name);
   }
   if (config.engine.backend == "cpu") {
-    const net::server_config defaults;
-    if (config.dtype != defaults.dtype) {
-      spdlog::warn("dtype {} is ignored by the cpu backend (it computes in float32)", config.dtype);
-    }
-    if (config.gpu_memory_utilization != defaults.gpu_memory_utilization) {
+    const engine_config defaults;
+    if (config.engine.gpu_memory_utilization != defaults.gpu_memory_utilization) {
       spdlog::warn(
           "gpu_memory_utilization is ignored by the cpu backend (num_blocks sizes "
           "its KV cache)");
+    }
+    if (config.engine.enforce_eager != defaults.enforce_eager) {
+      spdlog::warn("enforce_eager is ignored by the cpu backend (it captures no graphs)");
     }
   }
   if (config.api_key.empty() && config.host != "127.0.0.1" && config.host != "localhost") {

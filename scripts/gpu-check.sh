@@ -2,15 +2,31 @@
 # Runs the GPU checks on the GPU machine, from the repository root, on the bundle that
 # scripts/gpu-bundle.sh made (carried as build-gpu/bundle.tar.xz, unpacked here), in one call:
 #   1. nvidia-smi
-#   2. every test binary in the bundle: the CUDA kernels against the CPU reference
-#      (test_cuda_ops), the forward against the HF goldens in fp32 and bf16, decode graphs
-#      and KV pool sizing (test_forward_cuda), the device query (test_cuda_device)
+#   2. the test binaries of the bundle but test_engine_cuda: the CUDA kernels against the CPU
+#      reference (test_cuda_ops), the forward against the HF goldens in fp32 and bf16, decode
+#      graphs and KV pool sizing (test_forward_cuda), the device query (test_cuda_device)
 #   3. the benchmarks: bench_cuda_kernels (attention bandwidth, prefill TFLOP/s, sampling,
 #      cuBLAS GEMMs) and bench_cuda_decode (a Llama-3.2-1B-shaped decode step at batch 1, 64
 #      and 256 against its memory floor)
+#   4. test_engine_cuda: the actor engine driving the CUDA backend
+#   5. `pagedserve bench offline` on nano-256 (dummy bf16 weights) for each shape of
+#      OFFLINE_SHAPES, most important first: llama-3.2-1b (against the physical ceiling and
+#      HF transformers measured on this card, shared/bench/README.md), qwen3-0.6b, llama-3-8b
 # Full logs go to $OUT (when set) or build-gpu/bundle/logs; a short table comes last. Exit
 # status 0 only if every test passed, none was skipped and every benchmark ran.
-#   STEP_TIMEOUT=300 (default) bounds each step; BENCH_RUNS=100 the kernel timings.
+#
+# Time: the whole script keeps within GPU_CHECK_BUDGET seconds (default 500, under the
+# device tool's 600 s a call). Each step runs under `timeout`, at most its own limit and at
+# most what is left of the budget; steps 2 and 3 also leave E2E_RESERVE seconds (default
+# 240) for steps 4 and 5, so one hung test cannot starve the end-to-end runs. A step with
+# under 20 s left is skipped and counts as a failure.
+#   STEP_TIMEOUT=120     each test binary and benchmark of steps 2 and 3
+#   ENGINE_TIMEOUT=120   test_engine_cuda
+#   OFFLINE_TIMEOUT=150  each bench offline run
+#   GPU_CHECK_PARTS="tests benchmarks engine offline"   the steps to run (a rerun may pick)
+#   OFFLINE_SHAPES="llama-3.2-1b qwen3-0.6b llama-3-8b"  config/models/<shape>.json each
+#   OFFLINE_ARGS=""      more bench offline flags (e.g. --enforce-eager)
+#   BENCH_RUNS=100       the kernel timings
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -23,13 +39,128 @@ mkdir -p "$logs"
 [[ -d "$bundle/bin" ]] || { echo "gpu-check: no bundle in $bundle (run scripts/gpu-bundle.sh)" >&2; exit 2; }
 export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PAGEDSERVE_SHARED_DIR="$bundle/fixtures"
-step_timeout=${STEP_TIMEOUT:-300}
+budget=${GPU_CHECK_BUDGET:-500}
+e2e_reserve=${E2E_RESERVE:-240}
+parts=" ${GPU_CHECK_PARTS:-tests benchmarks engine offline} "
 
 summary=()
 failed=0
 
+wants() { [[ $parts == *" $1 "* ]]; }
+
+# Seconds a step may run: its own limit, within what is left of the budget less `reserve`;
+# empty (skip the step) when under 20 s would be left.
+step_limit() {
+  local want=$1 reserve=${2:-0}
+  local left=$((budget - SECONDS - reserve))
+  ((left < want)) && want=$left
+  ((want >= 20)) && echo "$want"
+}
+
 # gtest's closing lines give the counts: "[  PASSED  ] N tests", "[  SKIPPED ] N tests", ...
 count() { grep -Eo "^\[  $1 *\] [0-9]+ test" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
+
+# test binary | its limit | seconds to leave for later steps
+run_test() {
+  local test=$1 want=$2 reserve=$3 name limit
+  name=$(basename "$test")
+  if ! limit=$(step_limit "$want" "$reserve"); then
+    summary+=("$(printf '%-24s %-8s no time left in the %s s budget' "$name" SKIPPED "$budget")")
+    failed=1
+    return
+  fi
+  timeout -k 10 "$limit" "$test" --gtest_color=no > "$logs/$name.log" 2>&1
+  local rc=$?
+  local passed skipped failures verdict=ok
+  passed=$(count PASSED "$logs/$name.log")
+  skipped=$(count SKIPPED "$logs/$name.log")
+  failures=$(count FAILED "$logs/$name.log")
+  if [[ $rc -ne 0 || $failures -ne 0 ]]; then verdict=FAILED; failed=1; fi
+  if [[ $rc -eq 0 && $skipped -ne 0 ]]; then verdict=SKIPPED; failed=1; fi
+  [[ $rc -eq 124 || $rc -eq 137 ]] && verdict="TIMEOUT(${limit}s)"
+  summary+=("$(printf '%-24s %-8s rc=%-3s passed=%-4s failed=%-4s skipped=%s' "$name" "$verdict" "$rc" "$passed" "$failures" "$skipped")")
+  echo "== $name: $verdict (log $logs/$name.log)"
+  grep -E '^\[  FAILED  \]|Failure|check failed|CUDA call failed' "$logs/$name.log" | head -n 20
+}
+
+# bench name | arguments | lines of its table to keep in the summary
+run_bench() {
+  local name=$1 args=$2 keep=$3 limit
+  [[ -x "$bundle/bin/$name" ]] || return 0
+  if ! limit=$(step_limit "${STEP_TIMEOUT:-120}" "$e2e_reserve"); then
+    summary+=("$(printf '%-24s SKIPPED no time left' "$name")")
+    failed=1
+    return
+  fi
+  # shellcheck disable=SC2086
+  timeout -k 10 "$limit" "$bundle/bin/$name" $args > "$logs/$name.log" 2>&1
+  local rc=$?
+  [[ $rc -eq 0 ]] || failed=1
+  summary+=("$(printf '%-24s rc=%s' "$name" "$rc")")
+  while IFS= read -r line; do summary+=("  $line"); done < <(grep -E "$keep" "$logs/$name.log")
+}
+
+# One line of the offline table from the JSON of a bench offline run (stdout; its last line
+# that is a JSON object), or the run's last error line.
+offline_row() {
+  python3 - "$@" <<'PY'
+import json, sys
+shape, rc, out_path, err_path = sys.argv[1:5]
+def fmt(v, spec):  # spec: alignment, width, precision
+    if v is None:
+        width = "".join(ch for ch in spec.split(".")[0] if ch.isdigit())
+        return format("n/a", spec[0] + width if width else "")
+    return format(v, spec)
+doc = None
+try:
+    with open(out_path) as f:
+        lines = [l for l in f if l.lstrip().startswith("{")]
+    doc = json.loads(lines[-1]) if lines else None
+except (OSError, ValueError):
+    doc = None
+if doc is None:
+    try:
+        with open(err_path) as f:
+            errors = [l.strip() for l in f if l.strip()]
+    except OSError:
+        errors = []
+    print(f"{shape:<14} rc={rc:<3} no result: {errors[-1][:140] if errors else 'no output'}")
+    sys.exit(0)
+e, c = doc.get("engine", {}), doc.get("config", {})
+ratios = " ".join(f"{p['name']}={p['ratio']:.4f}" for p in doc.get("peers", []))
+print(f"{shape:<14} rc={rc:<3} {fmt(e.get('completed'), '>4')}/{fmt(e.get('num_requests'), '<4')} "
+      f"{fmt(e.get('wall_s'), '>8.2f')} {fmt(e.get('output_tokens_per_s'), '>10.1f')} "
+      f"{fmt(e.get('device_idle_fraction'), '>8.4f')} {fmt(e.get('host_ms_per_step'), '>8.3f')} "
+      f"{fmt(e.get('device_ms_per_step'), '>8.3f')} {fmt(e.get('graph_steps'), '>6')} "
+      f"{fmt(c.get('num_blocks'), '>10')}  {ratios}")
+PY
+}
+
+offline_rows=()
+# shape (config/models/<shape>.json) | more flags
+run_offline() {
+  local shape=$1 extra=$2 limit
+  local out="$logs/bench_offline_$shape.json" err="$logs/bench_offline_$shape.log"
+  if [[ ! -x "$bundle/bin/pagedserve" ]]; then
+    offline_rows+=("$(printf '%-14s MISSING: no pagedserve in %s/bin' "$shape" "$bundle")")
+    failed=1
+    return
+  fi
+  if ! limit=$(step_limit "${OFFLINE_TIMEOUT:-150}"); then
+    offline_rows+=("$(printf '%-14s SKIPPED: no time left in the %s s budget' "$shape" "$budget")")
+    failed=1
+    return
+  fi
+  echo "== bench offline $shape (limit ${limit}s, log $err)"
+  # shellcheck disable=SC2086
+  timeout -k 10 "$limit" "$bundle/bin/pagedserve" bench offline --load-format dummy \
+    --model-config "config/models/$shape.json" --workload "$bundle/fixtures/bench/nano-256.jsonl" \
+    --backend cuda --dtype bfloat16 --json $extra ${OFFLINE_ARGS:-} > "$out" 2> "$err"
+  local rc=$?
+  [[ $rc -eq 0 ]] || failed=1
+  [[ $rc -eq 124 || $rc -eq 137 ]] && echo "timed out after ${limit}s" >> "$err"
+  offline_rows+=("$(offline_row "$shape" "$rc" "$out" "$err")")
+}
 
 if ldd "$bundle"/bin/* | grep -q 'not found'; then
   echo "gpu-check: libraries missing on this machine:" >&2
@@ -38,37 +169,44 @@ fi
 nvidia-smi > "$logs/nvidia-smi.log" 2>&1
 summary+=("$(printf '%-24s %s' nvidia-smi "$(grep -m1 -Eo 'NVIDIA [A-Z0-9]+[^|]*' "$logs/nvidia-smi.log" | head -c 40 || echo 'not found')")")
 
-for test in "$bundle"/bin/test_*; do
-  name=$(basename "$test")
-  timeout "$step_timeout" "$test" --gtest_color=no > "$logs/$name.log" 2>&1
-  rc=$?
-  passed=$(count PASSED "$logs/$name.log")
-  skipped=$(count SKIPPED "$logs/$name.log")
-  failures=$(count FAILED "$logs/$name.log")
-  verdict=ok
-  if [[ $rc -ne 0 || $failures -ne 0 ]]; then verdict=FAILED; failed=1; fi
-  if [[ $rc -eq 0 && $skipped -ne 0 ]]; then verdict=SKIPPED; failed=1; fi
-  summary+=("$(printf '%-24s %-8s rc=%-3s passed=%-4s failed=%-4s skipped=%s' "$name" "$verdict" "$rc" "$passed" "$failures" "$skipped")")
-  echo "== $name: $verdict (log $logs/$name.log)"
-  grep -E '^\[  FAILED  \]|Failure|check failed|CUDA call failed' "$logs/$name.log" | head -n 20
-done
+if wants tests; then
+  for test in "$bundle"/bin/test_*; do
+    [[ $(basename "$test") == test_engine_cuda ]] && continue  # step 4
+    run_test "$test" "${STEP_TIMEOUT:-120}" "$e2e_reserve"
+  done
+fi
 
-# bench name | arguments | lines of its table to keep in the summary
-run_bench() {
-  local name=$1 args=$2 keep=$3
-  [[ -x "$bundle/bin/$name" ]] || return 0
-  # shellcheck disable=SC2086
-  timeout "$step_timeout" "$bundle/bin/$name" $args > "$logs/$name.log" 2>&1
-  local rc=$?
-  [[ $rc -eq 0 ]] || failed=1
-  summary+=("$(printf '%-24s rc=%s' "$name" "$rc")")
-  while IFS= read -r line; do summary+=("  $line"); done < <(grep -E "$keep" "$logs/$name.log")
-}
-run_bench bench_cuda_kernels "--runs ${BENCH_RUNS:-100}" '^(kernel|decode|prefill|sample|gemm|device)'
-run_bench bench_cuda_decode "--model-config config/models/llama-3.2-1b.json --batches 1,64,256 --context 1024" \
-  '^(batch|[0-9]|captured|weights|device)'
+if wants benchmarks; then
+  run_bench bench_cuda_kernels "--runs ${BENCH_RUNS:-100}" '^(kernel|decode|prefill|sample|gemm|device)'
+  run_bench bench_cuda_decode "--model-config config/models/llama-3.2-1b.json --batches 1,64,256 --context 1024" \
+    '^(batch|[0-9]|captured|weights|device)'
+fi
+
+if wants engine; then
+  if [[ -x "$bundle/bin/test_engine_cuda" ]]; then
+    run_test "$bundle/bin/test_engine_cuda" "${ENGINE_TIMEOUT:-120}" 0
+  else
+    summary+=("$(printf '%-24s MISSING (not in the bundle)' test_engine_cuda)")
+    failed=1
+  fi
+fi
+
+if wants offline; then
+  for shape in ${OFFLINE_SHAPES:-llama-3.2-1b qwen3-0.6b llama-3-8b}; do
+    extra=""
+    [[ $shape == llama-3.2-1b ]] && extra="--peer physical-ceiling=68000 --peer hf-transformers=890"
+    run_offline "$shape" "$extra"
+  done
+fi
 
 echo
-echo "== GPU check summary (logs in $logs) =="
+echo "== GPU check summary (logs in $logs, ${SECONDS}s of the ${budget}s budget) =="
 printf '%s\n' "${summary[@]}"
+if ((${#offline_rows[@]} > 0)); then
+  echo
+  echo "bench offline, nano-256, bf16 dummy weights (ratios: measured / peer output tok/s)"
+  printf '%-14s %-6s %9s %8s %10s %8s %8s %8s %6s %10s  %s\n' shape rc completed wall_s \
+    'out tok/s' dev_idle host_ms dev_ms graphs num_blocks ratios
+  printf '%s\n' "${offline_rows[@]}"
+fi
 exit "$failed"

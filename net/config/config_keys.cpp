@@ -32,9 +32,14 @@ std::vector<config_key_entry> model_keys() {
                  PAGEDSERVE_FIELD(engine.model_config_file)),
       choice_key("backend", "cpu | cuda", PAGEDSERVE_FIELD(engine.backend), {"cpu", "cuda"}),
       choice_key("dtype",
-                 "weights and activations on the CUDA backend: auto (the checkpoint's) | "
-                 "float32 | bfloat16 | float16; the CPU backend always computes in float32",
-                 PAGEDSERVE_FIELD(dtype), {"auto", "float32", "bfloat16", "float16"}),
+                 "weights and activations on the CUDA backend: auto (the checkpoint's "
+                 "16-bit type) | float32 | bfloat16 | float16; the cpu backend computes in "
+                 "float32 only (auto or float32)",
+                 PAGEDSERVE_FIELD(engine.dtype), {"auto", "float32", "bfloat16", "float16"}),
+      bool_key("enforce_eager",
+               "CUDA: run every step eagerly instead of replaying captured decode graphs "
+               "(ignored on cpu)",
+               PAGEDSERVE_FIELD(engine.enforce_eager)),
       unsigned_key<std::uint64_t>("seed", "seed of the random (dummy/demo) weights",
                                   PAGEDSERVE_FIELD(engine.weights_seed)),
   };
@@ -47,13 +52,15 @@ std::vector<config_key_entry> cache_keys() {
       unsigned_key<std::uint32_t>("block_size", "tokens per KV cache block",
                                   PAGEDSERVE_FIELD(engine.sched.block_size), 1),
       unsigned_key<std::uint32_t>("num_blocks",
-                                  "KV cache blocks; 0: enough for max_num_seqs sequences of "
-                                  "max_model_len, capped at 1 GiB of KV memory",
+                                  "KV cache blocks; 0: on cpu enough for max_num_seqs "
+                                  "sequences of max_model_len, capped at 1 GiB of KV memory; "
+                                  "on cuda what gpu_memory_utilization leaves after a "
+                                  "profiling forward",
                                   PAGEDSERVE_FIELD(engine.sched.num_blocks)),
       double_key("gpu_memory_utilization",
-                 "fraction of GPU memory for weights + KV cache, in (0, 1]; CUDA backend only "
-                 "(accepted and ignored on cpu)",
-                 PAGEDSERVE_FIELD(gpu_memory_utilization), {0.0, false, 1.0}),
+                 "fraction of GPU memory for weights, activations and KV cache, in (0, 1]; "
+                 "CUDA backend only (accepted and ignored on cpu)",
+                 PAGEDSERVE_FIELD(engine.gpu_memory_utilization), {0.0, false, 1.0}),
       bool_key("enable_prefix_caching", "reuse the KV blocks of identical prompt prefixes",
                PAGEDSERVE_FIELD(engine.sched.enable_prefix_caching)),
   };

@@ -127,11 +127,9 @@ status validate(const server_config& config) {
     if (!(value > 0.0)) return invalid(std::string(key) + " must be greater than 0");
   }
   if (!(config.shutdown_timeout_s >= 0.0)) return invalid("shutdown_timeout_s must be at least 0");
-  if (!(config.gpu_memory_utilization > 0.0 && config.gpu_memory_utilization <= 1.0)) {
-    return invalid("gpu_memory_utilization must be in (0, 1]");
-  }
-  // The choice keys' own checks, for configs built in code rather than parsed.
-  for (const char* key : {"dtype", "log_level", "load_format", "backend"}) {
+  // The choice keys' own checks, for configs built in code rather than parsed (the engine's
+  // validate() has checked dtype and gpu_memory_utilization).
+  for (const char* key : {"log_level", "load_format", "backend"}) {
     auto value = get_config_key(config, key);
     server_config scratch;
     if (status s = set_config_key(scratch, key, *value); !s) return s;

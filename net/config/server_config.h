@@ -15,11 +15,9 @@
 namespace pagedserve::net {
 
 struct server_config {
-  engine_config engine;  // model, tokenizer, load_format, backend, sched.*, max_n, ...
-  // CUDA backend settings that engine_config does not carry yet: checked and kept here,
-  // ignored by the CPU backend (which computes in float32 and sizes its pool itself).
-  std::string dtype = "auto";           // auto | float32 | bfloat16 | float16
-  double gpu_memory_utilization = 0.9;  // fraction of GPU memory for weights + KV, (0, 1]
+  // model, tokenizer, load_format, backend, dtype, gpu_memory_utilization, enforce_eager,
+  // sched.*, max_n, ...
+  engine_config engine;
 
   std::string host = "127.0.0.1";
   std::uint16_t port = 8000;      // 0: any free port (the log and server::port() tell which)

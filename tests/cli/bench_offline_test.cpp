@@ -1,7 +1,9 @@
 // `pagedserve bench offline` end to end on the demo model: a small workload written here,
 // every request completed with exactly its max_tokens tokens (sums computed here from the
-// file), the static baseline beside it; bad input exits non-zero with a message.
+// file), the static baseline and --peer figures beside it, no device figures on the CPU;
+// bad input exits non-zero with a message (2 for a bad command line).
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -18,6 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
+using ::testing::HasSubstr;
 
 struct test_request {
   std::vector<int> prompt;
@@ -101,6 +104,77 @@ TEST(BenchOffline, EveryRequestCompletesWithItsMaxTokens) {
   EXPECT_EQ(number(fixed, "computed_tokens"), 4u * (13 + 8) + 2u * (6 + 4));
   EXPECT_GT(out.at("continuous_over_static").to_number<double>(), 0.0);
   EXPECT_EQ(number(out.at("config").as_object(), "num_blocks"), 24u);
+  EXPECT_EQ(out.at("config").at("backend").as_string(), "cpu");
+  EXPECT_TRUE(out.at("peers").as_array().empty());
+}
+
+TEST(BenchOffline, CpuHasNoDeviceClockAndNoGraphs) {
+  const json::object engine = run_json("").at("engine").as_object();
+  EXPECT_EQ(engine.at("device_idle_s").to_number<double>(), 0.0);
+  EXPECT_EQ(engine.at("device_busy_s").to_number<double>(), 0.0);
+  EXPECT_TRUE(engine.at("device_idle_fraction").is_null());
+  EXPECT_TRUE(engine.at("device_ms_per_step").is_null());
+  EXPECT_GE(engine.at("host_ms_per_step").to_number<double>(), 0.0);
+  EXPECT_EQ(number(engine, "graph_steps"), 0u);
+}
+
+TEST(BenchOffline, PeersAreListedWithTheRatioMeasuredOverPeer) {
+  const json::object out = run_json(" --peer ceiling=68000 --peer 'hf transformers=2.5e2'");
+  const double measured = out.at("engine").at("output_tokens_per_s").to_number<double>();
+  const json::array& peers = out.at("peers").as_array();
+  ASSERT_EQ(peers.size(), 2u);
+  EXPECT_EQ(peers[0].at("name").as_string(), "ceiling");
+  EXPECT_EQ(peers[0].at("output_tokens_per_s").to_number<double>(), 68000.0);
+  EXPECT_DOUBLE_EQ(peers[0].at("ratio").to_number<double>(), measured / 68000.0);
+  EXPECT_EQ(peers[1].at("name").as_string(), "hf transformers");
+  EXPECT_DOUBLE_EQ(peers[1].at("ratio").to_number<double>(), measured / 250.0);
+}
+
+TEST(BenchOffline, TextOutputShowsPeersAndNoDeviceClock) {
+  const cli_result r = run_pagedserve("bench offline --workload " + write_workload().string() +
+                                      engine_flags + " --peer demo=100");
+  ASSERT_EQ(r.exit_status, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("on cpu (dtype auto)"));
+  EXPECT_THAT(r.out, HasSubstr("  peer demo"));
+  EXPECT_THAT(r.out, HasSubstr("measured / peer"));
+  EXPECT_THAT(r.out, HasSubstr("host ms/step"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("device idle fraction +n/a"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("graph steps +0\n"));
+}
+
+// A bad command line: exit 2 before anything is loaded, naming the flag and the form.
+cli_result run_bad(const std::string& flags) {
+  return run_pagedserve("bench offline --workload " + write_workload().string() + " " + flags +
+                        " 2>&1");
+}
+
+TEST(BenchOffline, BadPeerExitsWithTwoNamingTheForm) {
+  for (const char* bad : {"x", "x=abc", "=5", "x=", "x=0", "x=-3", "x=5tok", "x=inf"}) {
+    const cli_result r = run_bad(std::string("--peer '") + bad + "'");
+    EXPECT_EQ(r.exit_status, 2) << bad << ": " << r.out;
+    EXPECT_THAT(r.out, HasSubstr(std::string("--peer '") + bad + "'")) << bad;
+    EXPECT_THAT(r.out, HasSubstr("expected NAME=TOKENS_PER_S")) << bad;
+  }
+  EXPECT_THAT(run_bad("--peer x").out, HasSubstr("no '='"));
+  EXPECT_THAT(run_bad("--peer x=abc").out, HasSubstr("not a number"));
+  EXPECT_THAT(run_bad("--peer =5").out, HasSubstr("empty name"));
+  EXPECT_THAT(run_bad("--peer x=0").out, HasSubstr("above 0"));
+}
+
+TEST(BenchOffline, CompareStaticNeedsTheCpuBackend) {
+  const cli_result r = run_bad("--backend cuda --compare-static");
+  EXPECT_EQ(r.exit_status, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--compare-static"));
+  EXPECT_THAT(r.out, HasSubstr("needs --backend cpu, got cuda"));
+}
+
+TEST(BenchOffline, HelpListsTheBackendFlags) {
+  const cli_result r = run_pagedserve("bench offline --help");
+  EXPECT_EQ(r.exit_status, 0);
+  for (const char* flag : {"--backend", "--dtype", "--gpu-memory-utilization", "--enforce-eager",
+                           "--peer", "--num-blocks", "--compare-static"}) {
+    EXPECT_THAT(r.out, HasSubstr(flag)) << flag;
+  }
 }
 
 TEST(BenchOffline, LimitAndLengthScaleShrinkTheWorkload) {

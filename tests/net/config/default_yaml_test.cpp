@@ -23,6 +23,8 @@ void expect_same(const server_config& a, const server_config& b) {
   EXPECT_EQ(a.engine.load_format, b.engine.load_format);
   EXPECT_EQ(a.engine.tokenizer_dir, b.engine.tokenizer_dir);
   EXPECT_EQ(a.engine.backend, b.engine.backend);
+  EXPECT_EQ(a.engine.dtype, b.engine.dtype);
+  EXPECT_EQ(a.engine.enforce_eager, b.engine.enforce_eager);
   EXPECT_EQ(a.engine.weights_seed, b.engine.weights_seed);
   EXPECT_EQ(a.engine.sched.max_num_seqs, b.engine.sched.max_num_seqs);
   EXPECT_EQ(a.engine.sched.max_num_batched_tokens, b.engine.sched.max_num_batched_tokens);
@@ -37,8 +39,7 @@ void expect_same(const server_config& a, const server_config& b) {
             b.engine.sched.long_prefill_token_threshold);
   EXPECT_EQ(a.engine.max_waiting_requests, b.engine.max_waiting_requests);
   EXPECT_EQ(a.engine.max_n, b.engine.max_n);
-  EXPECT_EQ(a.dtype, b.dtype);
-  EXPECT_EQ(a.gpu_memory_utilization, b.gpu_memory_utilization);
+  EXPECT_EQ(a.engine.gpu_memory_utilization, b.engine.gpu_memory_utilization);
   EXPECT_EQ(a.host, b.host);
   EXPECT_EQ(a.port, b.port);
   EXPECT_EQ(a.api_key, b.api_key);
@@ -103,7 +104,8 @@ TEST(ConfigExamples, SetWhatTheirNamesSay) {
   auto cuda = load_server_config(config_dir / "examples" / "llama-3.2-1b-cuda.yaml");
   ASSERT_TRUE(cuda) << cuda.err().message;
   EXPECT_EQ(cuda->engine.backend, "cuda");
-  EXPECT_EQ(cuda->dtype, "bfloat16");
+  EXPECT_EQ(cuda->engine.dtype, "bfloat16");
+  EXPECT_DOUBLE_EQ(cuda->engine.gpu_memory_utilization, 0.9);
   auto cpu = load_server_config(config_dir / "examples" / "qwen3-0.6b-cpu.yaml");
   ASSERT_TRUE(cpu) << cpu.err().message;
   EXPECT_EQ(cpu->engine.backend, "cpu");

@@ -39,7 +39,7 @@ TEST(ServeArgs, FlagsAreTheKeysWithDashes) {
   EXPECT_EQ(r->config.port, 0);
   EXPECT_EQ(r->config.engine.model_dir, "/models/x");
   EXPECT_EQ(r->config.api_key, "k");
-  EXPECT_DOUBLE_EQ(r->config.gpu_memory_utilization, 0.8);
+  EXPECT_DOUBLE_EQ(r->config.engine.gpu_memory_utilization, 0.8);
   EXPECT_EQ(r->config.engine.sched.policy, sched::scheduling_policy::priority);
   EXPECT_EQ(flag_name("max_num_batched_tokens"), "max-num-batched-tokens");
 }
@@ -59,6 +59,22 @@ TEST(ServeArgs, BooleansTakeAValueOrStandAlone) {
                         "--max-model-len", "4096"});
   ASSERT_TRUE(negated) << negated.err().message;
   EXPECT_FALSE(negated->config.engine.sched.enable_chunked_prefill);
+}
+
+TEST(ServeArgs, CudaSettingsReachTheEngineConfig) {
+  auto r = parse({"--backend", "cuda", "--dtype", "float16", "--enforce-eager",
+                  "--gpu-memory-utilization=0.5"});
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(r->config.engine.backend, "cuda");
+  EXPECT_EQ(r->config.engine.dtype, "float16");
+  EXPECT_TRUE(r->config.engine.enforce_eager);
+  EXPECT_DOUBLE_EQ(r->config.engine.gpu_memory_utilization, 0.5);
+
+  auto graphs = parse({"--enforce-eager", "--no-enforce-eager"});
+  ASSERT_TRUE(graphs) << graphs.err().message;
+  EXPECT_FALSE(graphs->config.engine.enforce_eager);
+  EXPECT_EQ(parse_error({"--dtype", "int8"}),
+            "--dtype: dtype: expected auto | float32 | bfloat16 | float16, got 'int8'");
 }
 
 TEST(ServeArgs, FlagsOverrideTheFileWhereverConfigAppears) {
@@ -104,6 +120,7 @@ TEST(ServeArgs, HelpListsEveryFlagWithItsDefault) {
   EXPECT_THAT(usage, HasSubstr("--max-num-seqs VALUE\n      most sequences running in one step "
                                "(default: 256)"));
   EXPECT_THAT(usage, HasSubstr("--enable-prefix-caching [true|false]"));
+  EXPECT_THAT(usage, HasSubstr("--enforce-eager [true|false]\n      CUDA: run every step eagerly"));
   EXPECT_THAT(usage, HasSubstr("--config FILE"));
 }
 

@@ -98,5 +98,23 @@ TEST(ServeCli, StartsTheDemoModelOnAFreePortAndStopsOnSigterm) {
   EXPECT_EQ(s.exit_status, 0) << s.output;
 }
 
+TEST(ServeCli, WarnsThatCudaSettingsAreIgnoredOnCpu) {
+  const started_server s = start_and_stop(
+      "serve --port 0 --max-model-len 256 --max-num-seqs 4 --dtype float32 "
+      "--gpu-memory-utilization 0.5 --enforce-eager");
+  ASSERT_TRUE(s.listening) << s.output;
+  EXPECT_THAT(s.output, Not(HasSubstr("dtype float32 is ignored")));
+  EXPECT_THAT(s.output, HasSubstr("gpu_memory_utilization is ignored by the cpu backend"));
+  EXPECT_THAT(s.output, HasSubstr("enforce_eager is ignored by the cpu backend"));
+  EXPECT_EQ(s.exit_status, 0) << s.output;
+}
+
+TEST(ServeCli, CpuBackendRefusesA16BitDtype) {
+  const started_server s = start_and_stop("serve --port 0 --max-model-len 256 --dtype bfloat16");
+  EXPECT_FALSE(s.listening) << s.output;
+  EXPECT_THAT(s.output, HasSubstr("dtype 'bfloat16' needs backend cuda"));
+  EXPECT_EQ(s.exit_status, 2) << s.output;  // a configuration error, found before loading
+}
+
 }  // namespace
 }  // namespace pagedserve::testing

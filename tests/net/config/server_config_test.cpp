@@ -35,13 +35,17 @@ TEST(ServerConfig, SetsEachKindOfKeyFromText) {
   ASSERT_TRUE(set_config_key(c, "max_num_seqs", "8"));
   ASSERT_TRUE(set_config_key(c, "enable_prefix_caching", "false"));
   ASSERT_TRUE(set_config_key(c, "gpu_memory_utilization", "0.5"));
+  ASSERT_TRUE(set_config_key(c, "dtype", "bfloat16"));
+  ASSERT_TRUE(set_config_key(c, "enforce_eager", "true"));
   ASSERT_TRUE(set_config_key(c, "scheduling_policy", "priority"));
   ASSERT_TRUE(set_config_key(c, "port", "65535"));
   ASSERT_TRUE(set_config_key(c, "seed", "18446744073709551615"));
   EXPECT_EQ(c.engine.model_dir, "/models/llama");
   EXPECT_EQ(c.engine.sched.max_num_seqs, 8u);
   EXPECT_FALSE(c.engine.sched.enable_prefix_caching);
-  EXPECT_DOUBLE_EQ(c.gpu_memory_utilization, 0.5);
+  EXPECT_DOUBLE_EQ(c.engine.gpu_memory_utilization, 0.5);
+  EXPECT_EQ(c.engine.dtype, "bfloat16");
+  EXPECT_TRUE(c.engine.enforce_eager);
   EXPECT_EQ(c.engine.sched.policy, sched::scheduling_policy::priority);
   EXPECT_EQ(c.port, 65535);
   EXPECT_EQ(c.engine.weights_seed, 18446744073709551615ull);
@@ -68,6 +72,7 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "model_config",
                                             "backend",
                                             "dtype",
+                                            "enforce_eager",
                                             "seed",
                                             "max_model_len",
                                             "block_size",
@@ -202,8 +207,11 @@ TEST(ServerConfig, ValidateChecksAcrossKeys) {
   no_host.host = "";
   EXPECT_THAT(validate(no_host).err().message, HasSubstr("host"));
   server_config bad_dtype;
-  bad_dtype.dtype = "int4";  // set in code, bypassing the key's parser
+  bad_dtype.engine.dtype = "int4";  // set in code, bypassing the key's parser
   EXPECT_THAT(validate(bad_dtype).err().message, HasSubstr("dtype"));
+  server_config no_memory;
+  no_memory.engine.gpu_memory_utilization = 0.0;
+  EXPECT_THAT(validate(no_memory).err().message, HasSubstr("gpu_memory_utilization"));
   server_config zero_timeout;
   zero_timeout.read_timeout_s = 0.0;
   EXPECT_THAT(validate(zero_timeout).err().message, HasSubstr("read_timeout_s"));
