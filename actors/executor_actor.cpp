@@ -22,10 +22,16 @@ double seconds_between(clock_type::time_point from, clock_type::time_point to) {
 struct executor_state {
   executor_state() = default;
   std::shared_ptr<step_executor> executor;
-  scheduler_actor scheduler;                              // where step results go
-  std::optional<clock_type::time_point> last_step_end;    // none before the first step
-  std::unordered_map<std::uint64_t, double> idle_before;  // per step in flight
-  bool collect_queued = false;                            // a collect_atom is in the mailbox
+  scheduler_actor scheduler;                            // where step results go
+  std::optional<clock_type::time_point> last_step_end;  // none before the first step
+  // Per step in flight: whether the engine had work all the time since the previous step
+  // (else the gaps before it are not idle time), and the executor's gap before it.
+  struct arrival {
+    bool counts_idle = false;
+    double idle_s = 0.0;
+  };
+  std::unordered_map<std::uint64_t, arrival> arrivals;
+  bool collect_queued = false;  // a collect_atom is in the mailbox
   static inline const char* name = "pagedserve.executor";
 };
 
@@ -53,9 +59,10 @@ void finish_oldest(self_pointer self) {
     out.error = std::string("collecting a step failed: ") + e.what();
   }
   const auto end = clock_type::now();
-  if (const auto it = st.idle_before.find(out.step); it != st.idle_before.end()) {
-    out.figures.idle_s = it->second;
-    st.idle_before.erase(it);
+  if (const auto it = st.arrivals.find(out.step); it != st.arrivals.end()) {
+    out.figures.idle_s = it->second.idle_s;
+    if (!it->second.counts_idle) out.figures.device_idle_s = 0.0;
+    st.arrivals.erase(it);
   }
   out.figures.busy_s = seconds_between(start, end) + out.figures.host_s;
   st.last_step_end = end;
@@ -78,8 +85,9 @@ void on_step(self_pointer self, executor_step& in) {
   }
   const auto start = clock_type::now();
   const std::uint64_t step = in.msg.plan.step;
-  st.idle_before[step] =
-      in.counts_idle && st.last_step_end ? seconds_between(*st.last_step_end, start) : 0.0;
+  st.arrivals[step] = {in.counts_idle, in.counts_idle && st.last_step_end
+                                           ? seconds_between(*st.last_step_end, start)
+                                           : 0.0};
   st.executor->submit(in.msg.plan, in.msg.new_sequences);
   while (st.executor->num_in_flight() >= k_max_steps_in_flight) finish_oldest(self);
   queue_collect(self);

@@ -21,12 +21,15 @@ cd "$(dirname "$0")/.."
 
 build="build-gpu"
 bundle=$build/bundle
-targets="test_cuda_device test_cuda_ops test_forward_cuda test_engine_cuda bench_cuda_kernels bench_cuda_decode pagedserve ${GPU_BUNDLE_TARGETS:-}"
+targets="test_cuda_device test_cuda_ops test_forward_cuda test_step_executor_cuda test_engine_cuda bench_cuda_kernels bench_cuda_decode pagedserve ${GPU_BUNDLE_TARGETS:-}"
 shared_dir=${PAGEDSERVE_SHARED_DIR:-$(pwd)/../shared}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPAGEDSERVE_ENABLE_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90a -DPAGEDSERVE_BUILD_BENCHMARKS=OFF
-cmake --build "$build" --target help | grep -q '^test_cuda_ops:' ||
+# (the list goes through a file: `grep -q` on a pipe ends it early, and pipefail then sees
+# ninja's SIGPIPE as a failure)
+cmake --build "$build" --target help > "$build/targets.txt"
+grep -q '^test_cuda_ops:' "$build/targets.txt" ||
   { echo "gpu-bundle: the CUDA targets are missing (no nvcc found?)" >&2; exit 1; }
 # shellcheck disable=SC2086
 cmake --build "$build" --target $targets -j "${JOBS:-2}"

@@ -70,6 +70,9 @@ struct answer {
   std::optional<logprobs_result> host_logprobs;
 };
 
+// The answer to an entry whose sequence is unknown (dropped by a failed step).
+answer skipped(seq_id seq) { return {seq, -1, std::nullopt, 0, std::nullopt}; }
+
 // A submitted step, until collected.
 struct in_flight_step {
   std::uint64_t step = 0;
@@ -337,7 +340,7 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
     const scheduled_sequence& entry = plan.scheduled[i];
     live_sequence* s = members[i];
     if (s == nullptr) {
-      if (entry.samples) f.answers.push_back({entry.seq, -1, std::nullopt, 0, std::nullopt});
+      if (entry.samples) f.answers.push_back(skipped(entry.seq));
       continue;
     }
     if (s->pending && s->pending->position >= entry.first_position &&
@@ -390,7 +393,7 @@ void model_step_executor::run_on_host(const step_plan& plan,
     const scheduled_sequence& entry = plan.scheduled[i];
     live_sequence* s = members[i];
     if (s == nullptr) {
-      if (entry.samples) f.answers.push_back({entry.seq, -1, std::nullopt, 0, std::nullopt});
+      if (entry.samples) f.answers.push_back(skipped(entry.seq));
       continue;
     }
     const std::size_t this_row = row++;

@@ -12,6 +12,18 @@ namespace {
 
 using kernels::buffer;
 
+kernels::dtype stored_as(weight_dtype type) {
+  switch (type) {
+    case weight_dtype::bf16:
+      return kernels::dtype::bf16;
+    case weight_dtype::f16:
+      return kernels::dtype::f16;
+    case weight_dtype::f32:
+      break;
+  }
+  return kernels::dtype::f32;
+}
+
 // Uploads tensors one by one and remembers the first failure, so the layer loop below
 // reads as a list of names.
 class uploader {
@@ -32,6 +44,11 @@ class uploader {
     }
     buffer b = cols == 0 ? backend_.allocate(backend_.compute_type(), {rows})
                          : backend_.allocate(backend_.compute_type(), {rows, cols});
+    if (stored_as(t->dtype) == b.view().type) {
+      // The backend keeps the checkpoint's own type (bf16 on CUDA): the bytes go as they are.
+      backend_.copy_from_host(b.view(), t->bytes.data());
+      return b;
+    }
     host_f32_.resize(static_cast<std::size_t>(t->numel()));
     convert_to_f32(*t, host_f32_);
     backend_.upload_f32(b.view(), host_f32_);

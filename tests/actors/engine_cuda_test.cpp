@@ -96,11 +96,18 @@ TEST_P(engine_cuda_golden, greedy_tokens_equal_the_cpu_engines_and_the_goldens) 
   EXPECT_EQ(gpu->shutdown(std::chrono::seconds(30)).num_leaked_blocks, 0U);
   EXPECT_GT(stats.num_graph_steps, 0U) << "decode steps replay graphs";
   EXPECT_LT(stats.num_graph_steps, stats.num_steps) << "prefill steps run eagerly";
+  EXPECT_GT(stats.device_busy_s, 0.0) << "the markers' clock times every step";
+  EXPECT_GE(stats.device_idle_s, 0.0);
+  EXPECT_GT(stats.executor_host_s, 0.0);
+  EXPECT_LE(stats.executor_host_s, stats.executor_busy_s);
 
   auto cpu = start(golden_engine_config(GetParam(), "cpu"));
   ASSERT_NE(cpu, nullptr);
   const auto on_cpu = generate_all(*cpu, g, greedy, max_tokens);
+  const engine_stats cpu_stats = cpu->stats();
   EXPECT_EQ(cpu->shutdown(std::chrono::seconds(30)).num_leaked_blocks, 0U);
+  EXPECT_EQ(cpu_stats.num_graph_steps, 0U);
+  EXPECT_EQ(cpu_stats.device_busy_s, 0.0) << "the CPU keeps no device clock";
 
   for (int i = 0; i < num_golden_prompts; ++i) {
     const auto k = static_cast<std::size_t>(i);
