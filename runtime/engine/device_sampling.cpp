@@ -40,12 +40,11 @@ device_sampler::device_sampler(kernels::backend& backend, std::int64_t max_rows)
 }
 
 void device_sampler::reserve(slot& s, std::int64_t rows) {
-  std::int64_t& room = room_[static_cast<std::size_t>(&s - slots_.data())];
-  if (rows <= room) return;
+  if (rows <= s.room) return;
   backend_.synchronize();
-  room = std::max(rows, 2 * room);
-  s.ids = backend_.allocate(kernels::dtype::i32, {room});
-  s.host_ids = backend_.allocate_host(static_cast<std::size_t>(room) * sizeof(std::int32_t));
+  s.room = std::max(rows, 2 * s.room);
+  s.ids = backend_.allocate(kernels::dtype::i32, {s.room});
+  s.host_ids = backend_.allocate_host(static_cast<std::size_t>(s.room) * sizeof(std::int32_t));
 }
 
 void device_sampler::begin(std::uint64_t step) { slots_[index(step)].start->record(); }

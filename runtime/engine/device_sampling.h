@@ -69,8 +69,9 @@ class device_sampler {
   // the current one is collected (the idle gap).
   static constexpr std::size_t k_slots = k_max_steps_in_flight + 1;
   struct slot {
-    kernels::buffer ids;  // [max_rows] i32
-    std::shared_ptr<void> host_ids;
+    kernels::buffer ids;             // [room] i32
+    std::shared_ptr<void> host_ids;  // room i32, pinned
+    std::int64_t room = 0;
     std::vector<float> host_logits;
     std::int64_t rows = 0;
     std::int64_t vocab = 0;
@@ -83,7 +84,6 @@ class device_sampler {
 
   kernels::backend& backend_;
   std::array<slot, k_slots> slots_;
-  std::array<std::int64_t, k_slots> room_{};
 };
 
 }  // namespace pagedserve
