@@ -81,13 +81,13 @@ struct engine_link {
 // The shared part of a submission handle and its sink. Whichever of cancel() and the
 // acceptance comes second sends the engine cancel, so it is sent exactly once, and only
 // with a known id.
-struct submission_control {
+struct submission_control final : cancellable {
   std::mutex mutex;
   std::optional<request_id> id;  // once accepted
   bool cancel_requested = false;
   std::shared_ptr<engine_link> link;
 
-  void cancel() {
+  void cancel() override {
     std::optional<request_id> known;
     {
       const std::lock_guard<std::mutex> lock(mutex);
@@ -106,12 +106,6 @@ struct submission_control {
 };
 
 }  // namespace engine_detail
-
-struct submission::state : engine_detail::submission_control {};
-
-void submission::cancel() const {
-  if (state_) state_->cancel();
-}
 
 namespace {
 
@@ -290,7 +284,7 @@ result<std::unique_ptr<engine>> engine::start(engine_config config) {
 
 submission engine::submit_async(generation_request request, engine_callback callback,
                                 accept_callback accepted) {
-  auto control = std::make_shared<submission::state>();
+  auto control = std::make_shared<submission_control>();
   control->link = impl_->link;
   auto st = std::make_shared<sink_state>();
   st->callback = std::move(callback);
@@ -299,7 +293,7 @@ submission engine::submit_async(generation_request request, engine_callback call
   st->finished.assign(std::max<std::uint32_t>(request.n, 1), 0);
   // Spawning only enqueues the actor: the submit itself runs on an engine thread.
   impl_->system.spawn(sink_actor, std::move(st), impl_->actor, std::move(request));
-  return submission(std::move(control));
+  return submission(control);
 }
 
 result<request_id> engine::submit(generation_request request, engine_callback callback) {

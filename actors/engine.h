@@ -27,6 +27,7 @@
 #include <variant>
 #include <vector>
 
+#include "actors/engine_client.h"
 #include "actors/engine_model_info.h"
 #include "runtime/core/result.h"
 #include "runtime/engine/engine_config.h"
@@ -35,28 +36,6 @@
 
 namespace pagedserve {
 
-using engine_event = std::variant<token_chunk, request_final>;
-using engine_callback = std::function<void(const engine_event&)>;
-// Called once per submit_async, on an engine thread, before any event of that request:
-// the id, or why the request was refused (then the event callback is never called).
-using accept_callback = std::function<void(result<request_id>)>;
-using stats_callback = std::function<void(engine_stats)>;
-
-// A submitted request, for cancelling it. Copyable; cheap; safe from any thread.
-class submission {
- public:
-  submission() = default;
-  // Cancels the request: before acceptance, it is cancelled as soon as it is accepted; after
-  // it, the engine sends a `cancelled` final (unless another final came first). Idempotent.
-  void cancel() const;
-
- private:
-  friend class engine;
-  struct state;
-  explicit submission(std::shared_ptr<state> s) : state_(std::move(s)) {}
-  std::shared_ptr<state> state_;
-};
-
 struct shutdown_report {
   std::uint64_t num_drained = 0;        // finished normally during the drain
   std::uint64_t num_cancelled = 0;      // cancelled when the timeout passed
@@ -64,10 +43,10 @@ struct shutdown_report {
   bool timed_out = false;
 };
 
-class engine {
+class engine final : public engine_client {
  public:
   [[nodiscard]] static result<std::unique_ptr<engine>> start(engine_config config);
-  ~engine();  // shutdown() with a 10 s timeout if not done yet
+  ~engine() override;  // shutdown() with a 10 s timeout if not done yet
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
@@ -81,11 +60,11 @@ class engine {
   // thread, before any event of the request: with the id, or with the error (then
   // `callback` is never called). The handle cancels the request at any time.
   submission submit_async(generation_request request, engine_callback callback,
-                          accept_callback accepted);
+                          accept_callback accepted) override;
   // Never blocks; `done` runs on an engine thread (a default engine_stats if the engine is
   // shutting down or does not answer within a few seconds).
-  void stats_async(stats_callback done);
-  [[nodiscard]] const engine_model_info& model() const;
+  void stats_async(stats_callback done) override;
+  [[nodiscard]] const engine_model_info& model() const override;
   shutdown_report shutdown(std::chrono::milliseconds timeout);
 
  private:

@@ -16,7 +16,7 @@
 
 #include <boost/asio/post.hpp>
 
-#include "actors/engine.h"
+#include "actors/engine_client.h"
 
 namespace pagedserve::net {
 
@@ -33,7 +33,7 @@ namespace pagedserve::net {
 }
 
 template <class Session>
-submission submit_to_session(engine& eng, generation_request request,
+submission submit_to_session(engine_client& eng, generation_request request,
                              const std::shared_ptr<Session>& session, std::uint64_t call,
                              std::size_t prompt) {
   std::weak_ptr<Session> weak = session;
