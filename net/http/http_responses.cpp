@@ -27,7 +27,11 @@ std::string make_response(const response_head& head, std::string_view content_ty
   res.body() = std::move(body);
   res.prepare_payload();
   std::ostringstream out;
-  out << res;
+  if (head.head_only) {
+    out << res.base();
+  } else {
+    out << res;
+  }
   return std::move(out).str();
 }
 

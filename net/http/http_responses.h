@@ -14,6 +14,9 @@ struct response_head {
   unsigned status = 200;
   bool keep_alive = true;
   std::string_view allow;  // 405: the Allow header
+  // The answer to a HEAD request: the head a GET would get (its Content-Length included),
+  // no body (RFC 9110 §9.3.2).
+  bool head_only = false;
 };
 
 [[nodiscard]] std::string make_response(const response_head& head, std::string_view content_type,

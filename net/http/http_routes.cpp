@@ -12,7 +12,9 @@
 #include "net/http/engine_bridge.h"
 #include "net/http/http_responses.h"
 #include "net/http/http_session.h"
+#include "net/http/request_rules.h"
 #include "net/http/websocket_session.h"
+#include "net/openai/json_body.h"
 
 namespace pagedserve::net {
 namespace {
@@ -26,10 +28,8 @@ api_error shutting_down() {
 }  // namespace
 
 void http_session::handle_request() {
-  const auto& req = parser_->get();
+  const auto& req = request_;
   keep_alive_ = req.keep_alive() && !ctx_.draining.load();
-  request_line_ =
-      std::string(to_std(req.method_string())) + " " + std::string(to_std(req.target()));
   const route_outcome match = match_route(req.method(), to_std(req.target()));
   if (const auto* miss = std::get_if<route_error>(&match)) {
     answer_error(miss->error, miss->allow);
@@ -98,9 +98,11 @@ void http_session::handle_metrics() {
 }
 
 void http_session::on_stats(std::uint64_t serial, const engine_stats& stats) {
-  if (closed_ || !active_ || serial != serial_) return;
-  answer(200, "text/plain; version=0.0.4",
-         ctx_.metrics.render(stats, ctx_.model.served_model_name));
+  guard(io_stage::engine_event, [&] {
+    if (closed_ || !active_ || serial != serial_) return;
+    answer(200, "text/plain; version=0.0.4",
+           ctx_.metrics.render(stats, ctx_.model.served_model_name));
+  });
 }
 
 void http_session::handle_completion(route r) {
@@ -108,28 +110,43 @@ void http_session::handle_completion(route r) {
     answer_error(shutting_down());
     return;
   }
-  boost::json::error_code ec;
-  const boost::json::value body = boost::json::parse(parser_->get().body(), ec);
-  if (ec) {
-    answer_error(bad_request("the body is not valid JSON: " + ec.message()));
-    return;
-  }
-  parse_outcome parsed = r == route::completions ? parse_completion_request(body, ctx_.model)
-                                                 : parse_chat_request(body, ctx_.model);
-  if (auto* err = std::get_if<api_error>(&parsed)) {
-    answer_error(*err);
-    return;
-  }
-  call_output& out = *this;
-  call_ = std::make_unique<completion_call>(out, ctx_, std::move(std::get<api_request>(parsed)),
-                                            arrival_);
-  call_->start();
+  guard(io_stage::body, [&] {
+    auto json_body = parse_json_body(request_.body());
+    if (const auto* invalid = std::get_if<api_error>(&json_body)) {
+      answer_error(*invalid);
+      return;
+    }
+    const boost::json::value& body = std::get<boost::json::value>(json_body);
+    parse_outcome parsed = r == route::completions ? parse_completion_request(body, ctx_.model)
+                                                   : parse_chat_request(body, ctx_.model);
+    if (auto* err = std::get_if<api_error>(&parsed)) {
+      answer_error(*err);
+      return;
+    }
+    std::string().swap(request_.body());  // the request value holds what is needed now
+    call_output& out = *this;
+    call_ = std::make_unique<completion_call>(out, ctx_, std::move(std::get<api_request>(parsed)),
+                                              arrival_);
+    call_->start();
+  });
 }
 
 void http_session::upgrade_to_websocket() {
-  if (!beast::websocket::is_upgrade(parser_->get())) {
+  if (!beast::websocket::is_upgrade(request_)) {
     answer_error(
         api_error{426, "/v1/stream expects a WebSocket upgrade", "invalid_request_error", {}, {}});
+    return;
+  }
+  if (auto invalid = check_websocket_key(request_)) {
+    keep_alive_ = false;  // the client expected the connection to change protocol
+    answer_error(*invalid);
+    return;
+  }
+  if (buffer_.size() > 0) {
+    // RFC 6455 §4.1: a client waits for the handshake's answer before it sends frames. Bytes
+    // already read here could not reach the WebSocket stream: refuse rather than drop them.
+    keep_alive_ = false;
+    answer_error(bad_request("data sent after the WebSocket upgrade request before its answer"));
     return;
   }
   if (ctx_.draining.load()) {
@@ -142,13 +159,14 @@ void http_session::upgrade_to_websocket() {
   ctx_.metrics.count_http_response(101);
   spdlog::debug("{} -> 101 (WebSocket)", request_line_);
   auto ws = std::make_shared<websocket_session>(stream_.release_socket(), ctx_, std::move(slot_));
-  ws->run(parser_->release());
+  ws->run(std::move(request_));
 }
 
 void http_session::answer(unsigned status, std::string_view content_type, std::string body) {
   status_ = status;
   ctx_.metrics.count_http_response(status);
-  enqueue(make_response(response_head{status, keep_alive_, {}}, content_type, std::move(body)),
+  enqueue(make_response(response_head{status, keep_alive_, {}, head_only_}, content_type,
+                        std::move(body)),
           true);
 }
 
@@ -160,7 +178,8 @@ void http_session::answer_error(const api_error& err, std::string_view allow) {
     spdlog::debug("{} -> {}: {}", request_line_, err.status, err.message);
   }
   ctx_.metrics.count_http_response(err.status);
-  enqueue(make_error_response(response_head{err.status, keep_alive_, allow}, err), true);
+  enqueue(make_error_response(response_head{err.status, keep_alive_, allow, head_only_}, err),
+          true);
 }
 
 void http_session::respond_json(unsigned status, std::string body) {
@@ -189,13 +208,17 @@ submission http_session::submit(std::size_t prompt, generation_request request) 
 
 void http_session::on_accepted(std::uint64_t call, std::size_t prompt,
                                const result<request_id>& id) {
-  if (call_ && call == serial_) call_->on_accepted(prompt, id);
+  guard(io_stage::engine_event, [&] {
+    if (call_ && call == serial_) call_->on_accepted(prompt, id);
+  });
 }
 
 void http_session::on_engine_event(std::uint64_t call, std::size_t prompt,
                                    const engine_event& event, std::uint64_t estimate) {
   queued_bytes_.fetch_sub(estimate);
-  if (call_ && call == serial_) call_->on_event(prompt, event);
+  guard(io_stage::engine_event, [&] {
+    if (call_ && call == serial_) call_->on_event(prompt, event);
+  });
 }
 
 }  // namespace pagedserve::net

@@ -6,8 +6,6 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/bind_handler.hpp>
-#include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
 
 #include "net/http/http_responses.h"
 
@@ -52,25 +50,42 @@ void http_session::close_for_shutdown() {
   });
 }
 
-bool http_session::pipeline_full() const {
-  return buffer_.size() >= ctx_.config.max_header_bytes + ctx_.config.max_body_bytes;
+// Nothing of the answer has gone out: the client gets a 500 and the connection closes (what
+// threw may have left the request half handled). Otherwise only a close is left.
+void http_session::recover_from_exception() {
+  if (closed_) return;
+  call_.reset();  // cancels what it submitted
+  if (status_ != 0 || writing_ || lingering_) {
+    close_now();
+    return;
+  }
+  if (!active_ && !reader_) request_line_ = "(unparsed request)";
+  active_ = true;
+  keep_alive_ = false;
+  close_after_response_ = true;
+  answer_error(internal_error("internal error while handling the request"));
 }
+
+// Pipelined bytes wait in the buffer up to the size of a request head; past that, reading
+// pauses until the current answer is written (the client's TCP window holds the rest).
+bool http_session::pipeline_full() const { return buffer_.size() >= ctx_.config.max_header_bytes; }
 
 void http_session::start_next_read() {
   if (closed_) return;
+  const auto now = std::chrono::steady_clock::now();
   if (lingering_) {
-    read_some(linger_time);
+    read_some(now + linger_time);
   } else if (buffer_.size() > 0) {
-    read_request();
+    parse_request();
   } else {
-    read_some(to_duration(ctx_.config.idle_timeout_s));
+    read_some(now + to_duration(ctx_.config.idle_timeout_s));
   }
 }
 
-void http_session::read_some(std::optional<std::chrono::steady_clock::duration> expiry) {
+void http_session::read_some(std::optional<time_point> deadline) {
   reading_ = true;
-  if (expiry) {
-    stream_.expires_after(*expiry);
+  if (deadline) {
+    stream_.expires_at(*deadline);
   } else {
     stream_.expires_never();
   }
@@ -79,6 +94,10 @@ void http_session::read_some(std::optional<std::chrono::steady_clock::duration> 
 }
 
 void http_session::on_bytes(beast::error_code ec, std::size_t n) {
+  guard(io_stage::read, [&] { bytes_arrived(ec, n); });
+}
+
+void http_session::bytes_arrived(beast::error_code ec, std::size_t n) {
   reading_ = false;
   buffer_.commit(n);
   const bool restarted =
@@ -87,9 +106,13 @@ void http_session::on_bytes(beast::error_code ec, std::size_t n) {
   if (ec && !restarted) {
     if (active_) {
       client_gone("client closed the connection");
-    } else {
-      close_now();
+      return;
     }
+    if (ec == beast::error::timeout && reader_) {
+      spdlog::debug("closing a connection: request not read within {} s",
+                    ctx_.config.read_timeout_s);
+    }
+    close_now();  // idle, or mid-request (the client hung up before finishing it)
     return;
   }
   if (lingering_) {
@@ -102,55 +125,51 @@ void http_session::on_bytes(beast::error_code ec, std::size_t n) {
   }
 }
 
-void http_session::read_request() {
-  parser_.emplace();
-  parser_->header_limit(static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(ctx_.config.max_header_bytes, UINT32_MAX)));
-  parser_->body_limit(ctx_.config.max_body_bytes);
-  reading_ = true;
-  stream_.expires_after(to_duration(ctx_.config.read_timeout_s));
-  http::async_read(stream_, buffer_, *parser_,
-                   beast::bind_front_handler(&http_session::on_read, shared_from_this()));
+void http_session::parse_request() {
+  guard(io_stage::parse, [&] {
+    if (!reader_) {
+      reader_.emplace(request_limits{ctx_.config.max_header_bytes, ctx_.config.max_body_bytes});
+      request_line_ = reader_->request_line();
+      read_deadline_ = std::chrono::steady_clock::now() + to_duration(ctx_.config.read_timeout_s);
+    }
+    switch (reader_->feed(buffer_)) {
+      case request_reader::progress::need_more:
+        read_some(read_deadline_);
+        return;
+      case request_reader::progress::refused:
+        refuse_request();
+        return;
+      case request_reader::progress::complete:
+        begin_request();
+        return;
+    }
+  });
 }
 
-void http_session::on_read(beast::error_code ec, std::size_t /*n*/) {
-  reading_ = false;
-  if (closed_) return;
-  if (ec) {
-    on_parse_error(ec);
-    return;
-  }
+void http_session::begin_request() {
+  request_line_ = reader_->request_line();
+  request_ = reader_->release();
+  reader_.reset();
   arrival_ = std::chrono::steady_clock::now();
   active_ = true;
+  status_ = 0;
   ++serial_;
-  handle_request();
+  head_only_ = request_.method() == http::verb::head;
+  guard(io_stage::route, [&] { handle_request(); });
   if (!closed_ && active_ && !reading_ && !pipeline_full()) read_some(std::nullopt);
 }
 
-void http_session::on_parse_error(beast::error_code ec) {
-  if (ec == http::error::end_of_stream || ec == asio::error::eof ||
-      ec == asio::error::connection_reset || ec == http::error::partial_message) {
-    close_now();
-    return;
-  }
-  if (ec == beast::error::timeout) {
-    spdlog::debug("closing a connection: request not read within {} s", ctx_.config.read_timeout_s);
-    close_now();
-    return;
-  }
+// The request cannot be framed (or breaks a limit or rule): answer, then close.
+void http_session::refuse_request() {
+  const api_error err = reader_->error();
+  request_line_ = reader_->request_line();
+  head_only_ = reader_->method() == http::verb::head;
+  reader_.reset();
   active_ = true;
+  status_ = 0;
   keep_alive_ = false;
   close_after_response_ = true;
-  request_line_ = "(unparsed request)";
-  if (ec == http::error::header_limit) {
-    answer_error(header_too_large("request header larger than " +
-                                  std::to_string(ctx_.config.max_header_bytes) + " bytes"));
-  } else if (ec == http::error::body_limit) {
-    answer_error(payload_too_large("request body larger than " +
-                                   std::to_string(ctx_.config.max_body_bytes) + " bytes"));
-  } else {
-    answer_error(bad_request("malformed HTTP request: " + ec.message()));
-  }
+  answer_error(err);
 }
 
 void http_session::enqueue(std::string bytes, bool ends_response) {
@@ -175,6 +194,10 @@ void http_session::write_next() {
 }
 
 void http_session::on_write(beast::error_code ec, std::size_t /*n*/) {
+  guard(io_stage::write, [&] { write_done(ec); });
+}
+
+void http_session::write_done(beast::error_code ec) {
   writing_ = false;
   if (closed_) return;
   if (ec) {

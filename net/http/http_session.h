@@ -1,17 +1,22 @@
 #pragma once
-// http_session: one HTTP/1.1 connection. Requests are handled one at a time, in order;
-// bytes of pipelined requests wait in the read buffer (bounded: reading pauses past
-// max_header_bytes + max_body_bytes buffered) and are parsed once the current response is
-// queued. While a request is in progress a read stays pending on the socket, so a client
-// that disconnects is seen at once and its engine requests are cancelled.
+// http_session: one HTTP/1.1 connection. Requests are handled one at a time, in order.
+// Bytes arrive through one read path (async_read_some into buffer_) and are fed to a
+// request_reader, which bounds what the request can make us hold (request_reader.h) and
+// checks RFC 9112's rules on its head (request_rules.h). Bytes of pipelined requests wait in
+// the buffer (bounded: reading pauses past max_header_bytes buffered) and are parsed once
+// the current response is written. While a request is in progress a read stays pending on
+// the socket, so a client that disconnects is seen at once and its engine requests are
+// cancelled.
 //
 // Reads: waiting for a request's first byte is bounded by idle_timeout_s; from there the
-// header and body must arrive within read_timeout_s (beast::tcp_stream::expires_after).
-// Writes: a queue with exactly one async_write in flight; each write must finish within
-// idle_timeout_s. More than ws_max_send_queue_bytes queued (an SSE client reading too slowly)
-// cancels the call and closes the connection.
+// head and body must arrive within read_timeout_s. Writes: a queue with exactly one
+// async_write in flight; each write must finish within idle_timeout_s. More than
+// ws_max_send_queue_bytes queued (an SSE client reading too slowly) cancels the call and
+// closes the connection. HEAD gets GET's head without a body.
 //
 // Everything runs on the session's strand; engine events arrive through engine_bridge.h.
+// Every handler runs guarded (io_guard.h): an exception answers 500 when nothing of the
+// response has gone out yet, else closes this connection; nothing escapes to the io thread.
 
 #include <atomic>
 #include <chrono>
@@ -24,10 +29,12 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
 #include "net/http/completion_call.h"
+#include "net/http/io_guard.h"
+#include "net/http/request_reader.h"
 #include "net/http/router.h"
 #include "net/http/server_context.h"
 
@@ -60,22 +67,32 @@ class http_session final : public std::enable_shared_from_this<http_session>,
     bool ends_response = false;
   };
 
+  using time_point = std::chrono::steady_clock::time_point;
+
   // http_session.cpp: reading, writing, closing.
   void start_next_read();
-  // One read of whatever bytes arrive (into the request buffer): no expiry while a request
-  // is in progress (it only watches for a disconnect), else the idle or linger deadline.
-  void read_some(std::optional<std::chrono::steady_clock::duration> expiry);
+  // One read of whatever bytes arrive (into the request buffer): no deadline while a request
+  // is in progress (it only watches for a disconnect), else the idle, request or linger one.
+  void read_some(std::optional<time_point> deadline);
   void on_bytes(beast::error_code ec, std::size_t n);
-  void read_request();
-  void on_read(beast::error_code ec, std::size_t n);
-  void on_parse_error(beast::error_code ec);
+  void bytes_arrived(beast::error_code ec, std::size_t n);
+  void parse_request();
+  void begin_request();
+  void refuse_request();
   void enqueue(std::string bytes, bool ends_response);
   void write_next();
   void on_write(beast::error_code ec, std::size_t n);
+  void write_done(beast::error_code ec);
   void after_response();
   void client_gone(std::string_view why);
   void close_now();
   [[nodiscard]] bool pipeline_full() const;
+  // Runs `work` as `stage` (io_guard.h); a throw ends in recover_from_exception().
+  template <class Work>
+  void guard(io_stage stage, Work&& work) {
+    guarded(ctx_.hooks, stage, std::forward<Work>(work), [this] { recover_from_exception(); });
+  }
+  void recover_from_exception();
 
   // http_routes.cpp: dispatch and the handlers.
   void handle_request();
@@ -99,16 +116,20 @@ class http_session final : public std::enable_shared_from_this<http_session>,
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
   server_context& ctx_;
   connection_slot slot_;
+  // The request being read (from its first byte) and the deadline for the rest of it.
+  std::optional<request_reader> reader_;
+  time_point read_deadline_;
 
   // The request in progress (active_) and its engine call, if it has one.
+  http::request<http::string_body> request_;
+  bool head_only_ = false;  // a HEAD request: answers carry no body
   bool active_ = false;
   bool keep_alive_ = true;
   bool close_after_response_ = false;
   std::string request_line_;  // "METHOD target", for the log line
-  unsigned status_ = 0;
+  unsigned status_ = 0;       // of the answer in progress; 0 until its first byte is queued
   std::uint64_t serial_ = 0;  // numbers requests: events of an older one are dropped
   std::chrono::steady_clock::time_point arrival_;
   std::unique_ptr<completion_call> call_;

@@ -35,6 +35,14 @@ void listener::accept_next() {
 
 void listener::on_accept(boost::beast::error_code ec, tcp::socket socket) {
   if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+  // A throw (no memory for the session) loses this connection only: its socket closes as
+  // it unwinds, and accepting goes on.
+  guarded(
+      ctx_.hooks, io_stage::accept, [&] { start_session(ec, std::move(socket)); }, [] {});
+  accept_next();
+}
+
+void listener::start_session(boost::beast::error_code ec, tcp::socket socket) {
   if (ec) {
     // Out of descriptors and friends: keep listening, the condition may pass.
     spdlog::warn("accept failed: {}", ec.message());
@@ -44,13 +52,13 @@ void listener::on_accept(boost::beast::error_code ec, tcp::socket socket) {
     boost::beast::error_code ignored;
     socket.close(ignored);
   } else {
+    connection_slot slot(&ctx_.sessions);
     // Streams are many small writes: with Nagle's algorithm each would wait for the ACK of the
     // previous one, which a client's delayed ACK holds back up to 40 ms.
     boost::beast::error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);
-    std::make_shared<http_session>(std::move(socket), ctx_, connection_slot(&ctx_.sessions))->run();
+    std::make_shared<http_session>(std::move(socket), ctx_, std::move(slot))->run();
   }
-  accept_next();
 }
 
 }  // namespace pagedserve::net

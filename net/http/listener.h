@@ -24,6 +24,7 @@ class listener : public std::enable_shared_from_this<listener> {
  private:
   void accept_next();
   void on_accept(boost::beast::error_code ec, tcp::socket socket);
+  void start_session(boost::beast::error_code ec, tcp::socket socket);
 
   boost::asio::io_context& ioc_;
   tcp::acceptor acceptor_;

@@ -7,6 +7,8 @@ namespace {
 
 namespace http = boost::beast::http;
 
+std::string_view to_std(boost::beast::string_view s) { return {s.data(), s.size()}; }
+
 struct route_entry {
   std::string_view path;
   http::verb method;
@@ -22,9 +24,21 @@ constexpr std::array<route_entry, 6> routes = {{
     {"/v1/stream", http::verb::get, route::stream},
 }};
 
-std::string_view path_of(std::string_view target) {
-  const auto query = target.find('?');
-  return query == std::string_view::npos ? target : target.substr(0, query);
+bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    const char c = text[i];
+    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c) != prefix[i]) return false;
+  }
+  return true;
+}
+
+bool accepts(const route_entry& entry, http::verb method) {
+  return entry.method == method || (method == http::verb::head && entry.method == http::verb::get);
+}
+
+std::string allowed_methods(const route_entry& entry) {
+  return entry.method == http::verb::get ? "GET, HEAD" : std::string(http::to_string(entry.method));
 }
 
 // Compares without an early exit on the first difference (the key is a secret).
@@ -40,21 +54,34 @@ bool same_secret(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+std::optional<std::string_view> request_path(std::string_view target) {
+  for (const std::string_view scheme :
+       {std::string_view("http://"), std::string_view("https://")}) {
+    if (!starts_with_ignoring_case(target, scheme)) continue;
+    const std::size_t path = target.find_first_of("/?", scheme.size());
+    if (path == std::string_view::npos || target[path] == '?') return "/";
+    target.remove_prefix(path);
+    break;
+  }
+  if (target.empty() || target.front() != '/') return std::nullopt;
+  return target.substr(0, target.find('?'));
+}
+
 route_outcome match_route(http::verb method, std::string_view target) {
-  const std::string_view path = path_of(target);
+  const std::string_view path = request_path(target).value_or(target);
   std::string allow;
   for (const route_entry& entry : routes) {
     if (entry.path != path) continue;
-    if (entry.method == method) return entry.r;
+    if (accepts(entry, method)) return entry.r;
     if (!allow.empty()) allow += ", ";
-    allow += std::string(http::to_string(entry.method));
+    allow += allowed_methods(entry);
   }
   if (allow.empty()) {
-    return route_error{not_found("no route for " + std::string(path)), {}};
+    return route_error{not_found("no route for " + printable_excerpt(path)), {}};
   }
   return route_error{
-      method_not_allowed("method " + std::string(http::to_string(method)) + " not allowed on " +
-                         std::string(path) + " (allowed: " + allow + ")"),
+      method_not_allowed("method " + printable_excerpt(to_std(http::to_string(method))) +
+                         " not allowed on " + std::string(path) + " (allowed: " + allow + ")"),
       allow};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // router: method + path → route. Unknown paths are 404, a known path with the wrong method
-// is 405 with an Allow header; /v1/* routes need the API key when one is configured.
+// is 405 with an Allow header; HEAD is accepted wherever GET is (the session sends GET's
+// head without its body); /v1/* routes need the API key when one is configured.
 
 #include <optional>
 #include <string>
@@ -29,7 +30,12 @@ struct route_error {
 
 using route_outcome = std::variant<route, route_error>;
 
-// `target` is the request target; a query string is ignored.
+// The path of a request target: origin-form "/p?q" gives "/p", absolute-form
+// "http://host:port/p?q" (RFC 9112 §3.2.2: a server must accept it) gives "/p" ("/" when
+// the URL has no path); any other form (asterisk, authority) gives nothing.
+[[nodiscard]] std::optional<std::string_view> request_path(std::string_view target);
+
+// `target` is the request target (see request_path; a query string is ignored).
 [[nodiscard]] route_outcome match_route(boost::beast::http::verb method, std::string_view target);
 
 [[nodiscard]] bool needs_api_key(route r);

@@ -88,6 +88,7 @@ struct server::impl {
       : config(std::move(c)), ioc(static_cast<int>(std::max(1u, config.num_io_threads))) {}
 
   void start_threads();
+  void run_io();
   std::uint64_t shutdown();
   void join_threads();
 };
@@ -98,11 +99,27 @@ void server::impl::start_threads() {
   num_running = n;
   for (std::uint32_t i = 0; i < n; ++i) {
     threads.emplace_back([this] {
-      ioc.run();
+      run_io();
       std::lock_guard lock(mutex);
       --num_running;
       changed.notify_all();
     });
+  }
+}
+
+// Sessions guard their own handlers (io_guard.h); this is the net under them. An exception
+// that escapes a handler leaves run() (the handler's operation is gone, its owner with it),
+// and run() is entered again: the other connections and the server go on.
+void server::impl::run_io() {
+  for (;;) {
+    try {
+      ioc.run();
+      return;
+    } catch (const std::exception& e) {
+      spdlog::error("an exception escaped an io handler: {}", e.what());
+    } catch (...) {
+      spdlog::error("an exception escaped an io handler (not a std::exception)");
+    }
   }
 }
 
@@ -138,7 +155,7 @@ void server::impl::join_threads() {
   threads.clear();
 }
 
-result<std::unique_ptr<server>> server::start(server_config config) {
+result<std::unique_ptr<server>> server::start(server_config config, io_hooks hooks) {
   if (status valid = validate(config); !valid) return valid.err();
   auto p = std::make_unique<impl>(std::move(config));
   auto eng = engine::start(p->config.engine);
@@ -168,7 +185,8 @@ result<std::unique_ptr<server>> server::start(server_config config) {
                                   std::move(model),
                                   session_registry(p->config.max_connections),
                                   call_counter{},
-                                  {}});
+                                  {},
+                                  std::move(hooks)});
 
   auto acceptor = open_acceptor(p->ioc, p->config.host, p->config.port);
   if (!acceptor) return acceptor.err();

@@ -1,7 +1,8 @@
 #pragma once
-// server: `pagedserve serve`. Starts the engine (actors/engine.h, the server's only way into
-// it), listens on host:port with Boost.Beast, serves the OpenAI-compatible routes, SSE,
-// /metrics, /health and the WebSocket protocol at /v1/stream (docs/websocket.md).
+// server: `pagedserve serve`. Starts the engine (actors/engine.h; the sessions reach it only
+// through its engine_client interface), listens on host:port with Boost.Beast, serves the
+// OpenAI-compatible routes, SSE, /metrics, /health and the WebSocket protocol at /v1/stream
+// (docs/websocket.md).
 // No Beast or CAF type appears in this header.
 //
 //   auto s = server::start(config);   // loads the model, binds; error if either fails
@@ -13,13 +14,16 @@
 #include <memory>
 
 #include "net/config/server_config.h"
+#include "net/http/io_guard.h"
 #include "runtime/core/result.h"
 
 namespace pagedserve::net {
 
 class server {
  public:
-  [[nodiscard]] static result<std::unique_ptr<server>> start(server_config config);
+  // `hooks` is the tests' seam into every connection's stages (io_guard.h).
+  [[nodiscard]] static result<std::unique_ptr<server>> start(server_config config,
+                                                             io_hooks hooks = {});
   ~server();  // request_stop() + the graceful shutdown if wait() was not called
   server(const server&) = delete;
   server& operator=(const server&) = delete;

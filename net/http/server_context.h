@@ -12,9 +12,10 @@
 #include <string>
 #include <unordered_map>
 
-#include "actors/engine.h"
+#include "actors/engine_client.h"
 #include "net/config/server_config.h"
 #include "net/config/server_metrics.h"
+#include "net/http/io_guard.h"
 #include "net/openai/api_request.h"
 
 namespace pagedserve::net {
@@ -81,7 +82,7 @@ class call_counter {
 
 struct server_context {
   const server_config& config;
-  engine& eng;
+  engine_client& eng;
   server_metrics& metrics;
   std::int64_t started_at = 0;  // unix seconds: /v1/models "created"
   model_context model;          // served name, limits, tokenizer and chat template for the parsers
@@ -89,6 +90,7 @@ struct server_context {
   call_counter calls;
   // Set when shutdown begins: new API requests get 503 and /health answers 503.
   std::atomic<bool> draining{false};
+  io_hooks hooks;  // tests: runs as each stage of a connection's work starts
 };
 
 // RAII registration of one call in server_context::calls.

@@ -67,7 +67,33 @@ void websocket_session::close_for_shutdown() {
   });
 }
 
+template <class Work>
+void websocket_session::guard(Work&& work) {
+  guarded(ctx_.hooks, io_stage::websocket, std::forward<Work>(work),
+          [this] { recover_from_exception(); });
+}
+
+// Cancels everything the socket runs and closes it with 1011 (internal error): what threw
+// may have left a message half handled.
+void websocket_session::recover_from_exception() {
+  end_all();
+  if (closed_) return;
+  if (writing_) {
+    close_now();
+    return;
+  }
+  closed_ = true;
+  ws_.async_close(websocket::close_code::internal_error,
+                  [self = shared_from_this()](beast::error_code) {
+                    beast::get_lowest_layer(self->ws_).close();
+                  });
+}
+
 void websocket_session::on_handshake(beast::error_code ec) {
+  guard([&] { handshake_done(ec); });
+}
+
+void websocket_session::handshake_done(beast::error_code ec) {
   if (ec) {
     spdlog::debug("WebSocket handshake failed: {}", ec.message());
     close_now();
@@ -83,6 +109,10 @@ void websocket_session::read_next() {
 }
 
 void websocket_session::on_read(beast::error_code ec, std::size_t /*n*/) {
+  guard([&] { message_arrived(ec); });
+}
+
+void websocket_session::message_arrived(beast::error_code ec) {
   if (ec) {
     if (ec != websocket::error::closed) spdlog::debug("WebSocket read ended: {}", ec.message());
     end_all();
@@ -96,6 +126,20 @@ void websocket_session::on_read(beast::error_code ec, std::size_t /*n*/) {
     handle_message(beast::buffers_to_string(buffer_.data()));
   }
   buffer_.consume(buffer_.size());
+  if (send_queue_full()) {
+    read_paused_ = true;  // until the client has read enough of what it is answered
+  } else {
+    read_next();
+  }
+}
+
+bool websocket_session::send_queue_full() const {
+  return queued_bytes_.load() > ctx_.config.ws_max_send_queue_bytes;
+}
+
+void websocket_session::resume_reading() {
+  if (!read_paused_ || closed_ || send_queue_full()) return;
+  read_paused_ = false;
   read_next();
 }
 
@@ -151,22 +195,27 @@ void websocket_session::cancel(const std::string& id) {
 
 void websocket_session::on_accepted(std::uint64_t call, std::size_t prompt,
                                     const result<request_id>& id) {
-  const auto found = calls_.find(call);
-  if (found == calls_.end()) return;
-  std::vector<std::string> messages;
-  found->second->on_accepted(prompt, id, messages);
-  deliver(call, messages);
+  guard([&] {
+    const auto found = calls_.find(call);
+    if (found == calls_.end()) return;
+    std::vector<std::string> messages;
+    found->second->on_accepted(prompt, id, messages);
+    deliver(call, messages);
+  });
 }
 
 void websocket_session::on_engine_event(std::uint64_t call, std::size_t prompt,
                                         const engine_event& event, std::uint64_t estimate) {
   queued_bytes_.fetch_sub(estimate);
-  const auto found = calls_.find(call);
-  if (found == calls_.end()) return;
-  std::vector<std::string> messages;
-  found->second->on_event(prompt, event, messages);
-  deliver(call, messages);
-  check_backpressure();
+  guard([&] {
+    const auto found = calls_.find(call);
+    if (found == calls_.end()) return;
+    std::vector<std::string> messages;
+    found->second->on_event(prompt, event, messages);
+    deliver(call, messages);
+    check_backpressure();
+  });
+  guard([&] { resume_reading(); });  // the event's estimate is off the count
 }
 
 // Sends a call's messages and forgets the call once it is finished.
@@ -208,6 +257,10 @@ void websocket_session::write_next() {
 }
 
 void websocket_session::on_write(beast::error_code ec, std::size_t /*n*/) {
+  guard([&] { write_done(ec); });
+}
+
+void websocket_session::write_done(beast::error_code ec) {
   writing_ = false;
   if (ec) {
     spdlog::debug("WebSocket write failed: {}", ec.message());
@@ -219,6 +272,7 @@ void websocket_session::on_write(beast::error_code ec, std::size_t /*n*/) {
   queue_.pop_front();
   if (queue_.empty()) overflowed_ = false;
   write_next();
+  resume_reading();
 }
 
 void websocket_session::end_all() {

@@ -5,7 +5,10 @@
 // flight. Backpressure: queued_bytes_ counts what waits to be sent (event estimates from the
 // moment they are posted); past ws_max_send_queue_bytes every request of the socket is
 // cancelled and answered with a "backpressure" error. Closing or losing the socket cancels
-// everything it still runs.
+// everything it still runs. While more than ws_max_send_queue_bytes wait to be sent, no
+// further client message is read (its answers could pile up without end): reading resumes
+// once the queue is back under the bound. Every handler runs guarded
+// (io_guard.h): an exception cancels the socket's requests and closes it with 1011.
 
 #include <atomic>
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
+#include "net/http/io_guard.h"
 #include "net/http/server_context.h"
 #include "net/http/ws_protocol.h"
 
@@ -47,17 +51,25 @@ class websocket_session final : public std::enable_shared_from_this<websocket_se
                        std::uint64_t estimate);
 
  private:
+  template <class Work>
+  void guard(Work&& work);
+  void recover_from_exception();
   void on_handshake(boost::beast::error_code ec);
+  void handshake_done(boost::beast::error_code ec);
   void read_next();
   void on_read(boost::beast::error_code ec, std::size_t n);
+  void message_arrived(boost::beast::error_code ec);
   void handle_message(std::string_view text);
   void submit(ws_submit message);
   void cancel(const std::string& id);
   void deliver(std::uint64_t serial, std::vector<std::string>& messages);
   void check_backpressure();
+  [[nodiscard]] bool send_queue_full() const;
+  void resume_reading();  // after a pause, once the send queue is under the bound
   void send(std::string message);
   void write_next();
   void on_write(boost::beast::error_code ec, std::size_t n);
+  void write_done(boost::beast::error_code ec);
   void end_all();  // cancels every request (the socket is gone)
   void close_now();
 
@@ -73,7 +85,8 @@ class websocket_session final : public std::enable_shared_from_this<websocket_se
   std::deque<std::string> queue_;
   bool writing_ = false;
   bool closed_ = false;
-  bool overflowed_ = false;  // the bound was passed; cleared once the queue is empty
+  bool overflowed_ = false;   // the bound was passed; cleared once the queue is empty
+  bool read_paused_ = false;  // no read pending: the send queue is over the bound
   std::atomic<std::uint64_t> queued_bytes_{0};
 };
 

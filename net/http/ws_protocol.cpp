@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "net/openai/json_body.h"
 #include "net/openai/response_builder.h"
 
 namespace pagedserve::net {
@@ -30,11 +31,12 @@ json::array logprobs_json(const std::vector<chunk_logprob>& logprobs) {
 }  // namespace
 
 ws_client_message parse_ws_message(std::string_view text) {
-  json::error_code ec;
-  json::value value = json::parse(text, ec);
-  if (ec || !value.is_object()) {
+  auto parsed = parse_json_body(text);
+  json::value* value_ptr = std::get_if<json::value>(&parsed);
+  if (value_ptr == nullptr || !value_ptr->is_object()) {
     return ws_invalid{{}, bad_request("a message must be a JSON object")};
   }
+  json::value& value = *value_ptr;
   json::object& object = value.as_object();
   std::string id;
   if (const json::value* v = object.if_contains("id"); v != nullptr && v->is_string()) {

@@ -59,6 +59,18 @@ api_error internal_error(std::string message) {
   return make(500, std::move(message), k_server_error);
 }
 
+api_error not_implemented(std::string message) {
+  return make(501, std::move(message), k_invalid_request, "not_implemented");
+}
+
+std::string printable_excerpt(std::string_view text) {
+  constexpr std::size_t k_max_bytes = 64;
+  std::string out;
+  for (const char c : text.substr(0, k_max_bytes)) out += c >= 0x20 && c < 0x7f ? c : '?';
+  if (text.size() > k_max_bytes) out += "...";
+  return out;
+}
+
 api_error to_api_error(const error& err) {
   switch (err.code) {
     case error_code::invalid_argument:

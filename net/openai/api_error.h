@@ -29,6 +29,11 @@ struct api_error {
 [[nodiscard]] api_error header_too_large(std::string message);    // 431
 [[nodiscard]] api_error request_timeout(std::string message);     // 408
 [[nodiscard]] api_error internal_error(std::string message);      // 500
+[[nodiscard]] api_error not_implemented(std::string message);     // 501
+
+// What a client sent, for a message that quotes it: cut to 64 bytes ("..." after), bytes
+// outside printable ASCII as '?', so the error body stays valid UTF-8 and short.
+[[nodiscard]] std::string printable_excerpt(std::string_view text);
 
 // The one mapping from engine errors to HTTP (STYLE.md): invalid_argument → 400,
 // unsupported → 400 (code "unsupported"), capacity_exceeded → 400 (context_length_exceeded),

@@ -124,7 +124,9 @@ std::optional<std::int64_t> integral_value(const boost::json::value& v) {
   }
   if (!v.is_double()) return std::nullopt;
   const double d = v.get_double();
-  if (!std::isfinite(d) || d != std::floor(d)) return std::nullopt;
+  // A literal beyond the double range (a 400-digit integer) parses as infinity: it is an
+  // integer too large for any range, not a fraction.
+  if (std::isnan(d) || (std::isfinite(d) && d != std::floor(d))) return std::nullopt;
   // 2^63 is exactly representable; anything at or beyond it saturates.
   if (d >= 9223372036854775808.0) return k_max;
   if (d < -9223372036854775808.0) return k_min;
@@ -153,6 +155,10 @@ std::string_view kind_name(const boost::json::value& v) {
 }
 
 std::string quote_value(const boost::json::value& v) {
+  // Boost.JSON writes an overflowed literal as "Infinity", which no client sent.
+  if (v.is_double() && !std::isfinite(v.get_double())) {
+    return v.get_double() > 0 ? "a number above 1.8e308" : "a number below -1.8e308";
+  }
   std::string text = boost::json::serialize(v);
   if (text.size() > k_max_quoted_chars) {
     text.resize(k_max_quoted_chars);

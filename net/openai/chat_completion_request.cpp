@@ -123,7 +123,10 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   auto normalized = normalize_messages(*messages);
   if (auto* err = std::get_if<api_error>(&normalized)) return std::move(*err);
   if (model.tok == nullptr || model.template_ == nullptr) {
-    return bad_request("This model has no tokenizer or chat template: use /v1/completions.");
+    return bad_request(
+        "This model has no tokenizer or chat template to render 'messages': use "
+        "/v1/completions.",
+        "messages");
   }
   chat.messages = std::get<boost::json::array>(std::move(normalized));
   auto ids = render_prompt(chat, model);

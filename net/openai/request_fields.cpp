@@ -1,5 +1,6 @@
 #include "net/openai/request_fields.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -49,10 +50,17 @@ void read_n_and_streaming(body_reader& reader, const model_context& model, api_r
   }
 }
 
+// A positive value as the sampler's float: one below float's range (top_p: 1e-320) would
+// round to 0, which means something else; it becomes the smallest normal float, which keeps
+// the same tokens (only the most likely ones).
+float positive_float(double x) {
+  return std::max(static_cast<float>(x), std::numeric_limits<float>::min());
+}
+
 void read_sampling(body_reader& reader, sampling_params& s) {
   s.temperature =
       static_cast<float>(reader.number("temperature", 0.0, k_max_temperature).value_or(1.0));
-  s.top_p = static_cast<float>(reader.number("top_p", 0.0, 1.0, /*min_open=*/true).value_or(1.0));
+  s.top_p = positive_float(reader.number("top_p", 0.0, 1.0, /*min_open=*/true).value_or(1.0));
   s.top_k = static_cast<std::int32_t>(reader.integer("top_k", -1, k_int32_max).value_or(0));
   s.min_p = static_cast<float>(reader.number("min_p", 0.0, 1.0).value_or(0.0));
   // vLLM takes any int64 seed; the sampler's seed is its two's-complement bit pattern.

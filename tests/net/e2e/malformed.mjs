@@ -50,6 +50,10 @@ const it = (name, fn) => server_test(name, () => Object.values(servers), fn);
 
 function request_bytes(send) {
   if (send.raw !== undefined) return Buffer.from(send.raw, 'latin1');
+  // Parts of raw bytes; {"repeat": s, "count": n} stands for s n times.
+  if (send.raw_parts !== undefined) {
+    return Buffer.from(send.raw_parts.map((p) => (typeof p === 'string' ? p : p.repeat.repeat(p.count))).join(''), 'latin1');
+  }
   if (send.raw_hex !== undefined) return Buffer.from(send.raw_hex, 'hex');
   let body;
   if (send.json !== undefined) {
@@ -63,6 +67,8 @@ function request_bytes(send) {
   } else if (send.body_gen?.nested_prompt) {
     const d = send.body_gen.nested_prompt;
     body = Buffer.from(`{"model":"${served_model_name}","max_tokens":1,"prompt":${'['.repeat(d)}1${']'.repeat(d)}}`);
+  } else if (send.body_gen?.huge_max_tokens) {
+    body = Buffer.from(`{"model":"${served_model_name}","prompt":"x","max_tokens":${'9'.repeat(send.body_gen.huge_max_tokens)}}`);
   } else if (send.body_gen?.nested_object) {
     const d = send.body_gen.nested_object;
     body = Buffer.from(`{"model":"${served_model_name}","max_tokens":1,"prompt":"x","x":${'{"a":'.repeat(d)}1${'}'.repeat(d)}}`);

@@ -33,6 +33,19 @@ TEST(HttpResponses, JsonResponseWithLength) {
   EXPECT_TRUE(res.keep_alive());
 }
 
+// RFC 9110 §9.3.2: GET's head, Content-Length included, and no body (03b41d6 sent the body,
+// which the client then read as the start of the next response).
+TEST(HttpResponses, AnswerToHeadIsTheHeadAlone) {
+  const std::string get =
+      make_response(response_head{200, true, {}}, "application/json", "{\"a\":1}");
+  const std::string head = make_response(response_head{200, true, {}, /*head_only=*/true},
+                                         "application/json", "{\"a\":1}");
+  ASSERT_EQ(get.substr(0, head.size()), head);
+  EXPECT_EQ(get.size(), head.size() + 7);
+  EXPECT_NE(head.find("Content-Length: 7\r\n"), std::string::npos);
+  EXPECT_EQ(head.substr(head.size() - 4), "\r\n\r\n");
+}
+
 TEST(HttpResponses, ErrorResponseCarriesAllowAndClose) {
   const auto res =
       parse(make_error_response(response_head{405, false, "POST"}, method_not_allowed("no")));

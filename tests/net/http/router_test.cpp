@@ -37,6 +37,39 @@ TEST(Router, WrongMethodIs405NamingTheAllowedOne) {
   EXPECT_EQ(std::get<route_error>(out).allow, "POST");
 }
 
+TEST(Router, HeadIsAcceptedWhereGetIs) {
+  EXPECT_EQ(expect_route(http::verb::head, "/health"), route::health);
+  EXPECT_EQ(expect_route(http::verb::head, "/metrics"), route::metrics);
+  const route_outcome post_only = match_route(http::verb::head, "/v1/completions");
+  ASSERT_TRUE(std::holds_alternative<route_error>(post_only));
+  EXPECT_EQ(std::get<route_error>(post_only).error.status, 405u);
+  EXPECT_EQ(std::get<route_error>(post_only).allow, "POST");
+  const route_outcome get_only = match_route(http::verb::post, "/v1/models");
+  ASSERT_TRUE(std::holds_alternative<route_error>(get_only));
+  EXPECT_EQ(std::get<route_error>(get_only).allow, "GET, HEAD");
+}
+
+// RFC 9112 §3.2: origin-form and absolute-form (03b41d6 answered the latter 404).
+TEST(Router, AbsoluteFormTargetsRouteByTheirPath) {
+  EXPECT_EQ(expect_route(http::verb::get, "http://localhost:8000/health"), route::health);
+  EXPECT_EQ(expect_route(http::verb::get, "HTTPS://h/v1/models?x=1"), route::models);
+  EXPECT_EQ(request_path("http://h"), "/");
+  EXPECT_EQ(request_path("http://h?q"), "/");
+  EXPECT_EQ(request_path("/a?b"), "/a");
+  EXPECT_FALSE(request_path("*"));
+  EXPECT_FALSE(request_path("example.com:443"));
+  EXPECT_FALSE(request_path("ftp://h/health"));
+  EXPECT_FALSE(request_path(""));
+}
+
+TEST(Router, MessagesQuoteOnlyPrintableBytes) {
+  const route_outcome out = match_route(http::verb::get,
+                                        "/\xff\x01"
+                                        "abc");
+  ASSERT_TRUE(std::holds_alternative<route_error>(out));
+  EXPECT_EQ(std::get<route_error>(out).error.message, "no route for /??abc");
+}
+
 TEST(Router, ApiKeyOnlyOnV1Routes) {
   EXPECT_FALSE(needs_api_key(route::health));
   EXPECT_FALSE(needs_api_key(route::metrics));

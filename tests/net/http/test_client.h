@@ -49,8 +49,9 @@ inline server_config test_config() {
   return config;
 }
 
-inline std::unique_ptr<server> start_server(server_config config = test_config()) {
-  auto s = server::start(std::move(config));
+inline std::unique_ptr<server> start_server(server_config config = test_config(),
+                                            io_hooks hooks = {}) {
+  auto s = server::start(std::move(config), std::move(hooks));
   if (!s) {
     ADD_FAILURE() << "server::start: " << s.err().message;
     return nullptr;
@@ -87,9 +88,12 @@ class http_client {
     return ec_;
   }
 
-  http::response<http::string_body> read() {
+  // The next response; for the answer to a HEAD request, pass head_request (its
+  // Content-Length then describes a body that is not sent).
+  http::response<http::string_body> read(bool head_request = false) {
     http::response_parser<http::string_body> parser;
     parser.body_limit(64 * 1024 * 1024);
+    parser.skip(head_request);
     stream_.expires_after(k_deadline);
     http::async_read(stream_, buffer_, parser,
                      [this](beast::error_code ec, std::size_t) { ec_ = ec; });

@@ -2,6 +2,7 @@
 // Token ids are checked against the HF tokenizer goldens, not against our own encoder.
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -118,6 +119,28 @@ TEST(completion_request, EveryFieldReachesTheEngineRequest) {
   EXPECT_TRUE(r.continuous_usage_stats);
   EXPECT_EQ(r.logprobs, std::optional<std::int32_t>(3));
   EXPECT_EQ(r.user, "u-1");
+}
+
+// A top_p below float's range (1e-320) would become 0 as the sampler's float, which the
+// engine refuses with its own wording (03b41d6: a 400 with param null); the smallest normal
+// float keeps the same tokens.
+TEST(completion_request, TopPBelowFloatRangeBecomesTheSmallestFloat) {
+  const api_request r = parse_ok(C, R"({"prompt":"Hi","top_p":1e-320})");
+  EXPECT_EQ(r.prompts[0].request.sampling.top_p, std::numeric_limits<float>::min());
+  EXPECT_TRUE(r.prompts[0].request.sampling.validate().ok());
+}
+
+// Boost.JSON reads a literal beyond the double range as infinity: the message quotes neither
+// "a number" as the wrong type nor "Infinity" (which the client did not send).
+TEST(completion_request, AnOverflowingIntegerIsOutOfRangeNotTheWrongType) {
+  const parse_outcome out =
+      testing::parse(C, R"({"prompt":"Hi","max_tokens":)" + std::string(400, '9') + "}");
+  ASSERT_TRUE(std::holds_alternative<api_error>(out));
+  const api_error& err = std::get<api_error>(out);
+  EXPECT_EQ(err.param, "max_tokens");
+  EXPECT_EQ(err.message,
+            "Invalid value for 'max_tokens': expected an integer in [1, 4294967295], but got a "
+            "number above 1.8e308 instead.");
 }
 
 TEST(completion_request, AStopStringAloneIsAOneElementList) {
