@@ -11,6 +11,14 @@ if(PAGEDSERVE_SANITIZE)
   target_compile_options(pagedserve_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:${_san}>)
   target_link_options(pagedserve_options INTERFACE ${_san})
 endif()
+# A libFuzzer build (clang): all project code carries the fuzzer's coverage instrumentation
+# and the sanitizers; the fuzz_* programs add libFuzzer's main at link time.
+if(PAGEDSERVE_FUZZ AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  set(_fuzz -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+      -fno-sanitize-recover=undefined)
+  target_compile_options(pagedserve_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:${_fuzz}>)
+  target_link_options(pagedserve_options INTERFACE -fsanitize=address,undefined)
+endif()
 if(CMAKE_BUILD_TYPE STREQUAL "Release")
   target_compile_options(pagedserve_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-O3>)
 endif()
