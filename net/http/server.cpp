@@ -170,14 +170,8 @@ result<std::unique_ptr<server>> server::start(server_config config, io_hooks hoo
       spdlog::warn("chat completions disabled: {}", chat.err().message);
     }
   }
-  model_context model;
-  model.served_model_name =
-      p->config.served_model_name.empty() ? info.name : p->config.served_model_name;
-  model.max_model_len = info.max_model_len;
-  model.vocab_size = info.vocab_size;
-  model.max_n = info.max_n;
-  model.tok = info.tok.get();
-  model.template_ = p->chat ? &*p->chat : nullptr;
+  model_context model =
+      make_model_context(info, p->config.served_model_name, p->chat ? &*p->chat : nullptr);
   p->ctx.reset(new server_context{p->config,
                                   *p->eng,
                                   p->metrics,

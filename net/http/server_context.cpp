@@ -4,6 +4,18 @@
 
 namespace pagedserve::net {
 
+model_context make_model_context(const engine_model_info& info,
+                                 const std::string& served_model_name, const chat_template* chat) {
+  model_context model;
+  model.served_model_name = served_model_name.empty() ? info.name : served_model_name;
+  model.max_model_len = info.max_model_len;
+  model.vocab_size = info.vocab_size;
+  model.max_n = info.max_n;
+  model.tok = info.tok.get();
+  model.template_ = chat;
+  return model;
+}
+
 bool session_registry::try_reserve() {
   std::uint32_t open = num_open_.load();
   while (open < max_) {

@@ -80,6 +80,13 @@ class call_counter {
   std::uint64_t num_ = 0;
 };
 
+// What the parsers need of the served model: its limits and tokenizer from `info`, the name
+// it answers to (`served_model_name`, or the model's own when empty) and the chat template
+// (null: chat is refused).
+[[nodiscard]] model_context make_model_context(const engine_model_info& info,
+                                               const std::string& served_model_name,
+                                               const chat_template* chat);
+
 struct server_context {
   const server_config& config;
   engine_client& eng;

@@ -23,26 +23,22 @@ server_config fuzz_config() {
   return config;
 }
 
-model_context model_of(const engine_model_info& info, const chat_template* chat) {
-  model_context model;
-  model.served_model_name = info.name;
-  model.max_model_len = info.max_model_len;
-  model.vocab_size = info.vocab_size;
-  model.max_n = info.max_n;
-  model.tok = info.tok.get();
-  model.template_ = chat;
-  return model;
-}
-
 }  // namespace
 
 loopback_server::loopback_server()
     : config_(fuzz_config()), acceptor_(ioc_, tcp::endpoint(asio::ip::address_v4::loopback(), 0)) {
   spdlog::set_level(spdlog::level::off);
-  if (auto chat = chat_template::for_tokenizer(*engine_.model().tok)) chat_.emplace(std::move(*chat));
-  ctx_.reset(new server_context{config_, engine_, metrics_, 0,
-                                model_of(engine_.model(), chat_ ? &*chat_ : nullptr),
-                                session_registry(config_.max_connections), call_counter{}, {}, {}});
+  if (auto chat = chat_template::for_tokenizer(*engine_.model().tok))
+    chat_.emplace(std::move(*chat));
+  ctx_.reset(new server_context{config_,
+                                engine_,
+                                metrics_,
+                                0,
+                                make_model_context(engine_.model(), {}, chat_ ? &*chat_ : nullptr),
+                                session_registry(config_.max_connections),
+                                call_counter{},
+                                {},
+                                {}});
 }
 
 loopback_server::~loopback_server() = default;
