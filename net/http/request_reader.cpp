@@ -35,8 +35,8 @@ api_error line_too_long(std::uint64_t max_header_bytes) {
 }  // namespace
 
 request_reader::request_reader(const request_limits& limits) : limits_(limits) {
-  header_limit(static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(limits_.max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
+  header_limit(static_cast<std::uint32_t>(std::min<std::uint64_t>(
+      limits_.max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
   body_limit(limits_.max_body_bytes);
   // Stop once the head is parsed, so it is checked before a body byte is taken.
   eager(false);
@@ -125,8 +125,8 @@ void request_reader::on_field_impl(http::field name, beast::string_view name_str
     return;
   }
   if (name_str.size() > k_max_field_part_bytes || value.size() > k_max_field_part_bytes) {
-    refuse(header_too_large("a header field longer than " +
-                            std::to_string(k_max_field_part_bytes) + " bytes"),
+    refuse(header_too_large("a header field longer than " + std::to_string(k_max_field_part_bytes) +
+                            " bytes"),
            ec);
     return;
   }

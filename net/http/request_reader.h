@@ -62,8 +62,7 @@ class request_reader final : private http::basic_parser<true> {
   void on_request_impl(http::verb method, boost::beast::string_view method_str,
                        boost::beast::string_view target, int version,
                        boost::beast::error_code& ec) override;
-  void on_response_impl(int, boost::beast::string_view, int,
-                        boost::beast::error_code& ec) override;
+  void on_response_impl(int, boost::beast::string_view, int, boost::beast::error_code& ec) override;
   void on_field_impl(http::field name, boost::beast::string_view name_str,
                      boost::beast::string_view value, boost::beast::error_code& ec) override;
   void on_header_impl(boost::beast::error_code& ec) override;

@@ -74,7 +74,8 @@ class fake_engine final : public engine_client {
       lp.token = token;
       lp.logprob = -0.5f;
       for (int k = 0; k < *request.sampling.logprobs; ++k) {
-        lp.top.push_back(token_logprob{static_cast<token_id>(16 + k), -1.0f - static_cast<float>(k)});
+        lp.top.push_back(
+            token_logprob{static_cast<token_id>(16 + k), -1.0f - static_cast<float>(k)});
       }
       c.logprobs.push_back(std::move(lp));
     }

@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string answer =
       server.exchange({std::string_view(reinterpret_cast<const char*>(data), size)});
   // Replaying an input by hand: PAGEDSERVE_FUZZ_ECHO=1 prints what the server answered.
-  if (std::getenv("PAGEDSERVE_FUZZ_ECHO") != nullptr) std::fwrite(answer.data(), 1, answer.size(), stdout);
+  if (std::getenv("PAGEDSERVE_FUZZ_ECHO") != nullptr)
+    std::fwrite(answer.data(), 1, answer.size(), stdout);
   if (!answer.empty() && answer.rfind("HTTP/1.1 ", 0) != 0) std::abort();
   return 0;
 }

@@ -32,15 +32,17 @@ void append_frame(std::string& out, std::uint8_t first_byte, std::string_view pa
     out.push_back(static_cast<char>(payload.size() & 0xff));
   }
   out.append(mask, 4);
-  for (std::size_t i = 0; i < payload.size(); ++i) out.push_back(static_cast<char>(payload[i] ^ mask[i % 4]));
+  for (std::size_t i = 0; i < payload.size(); ++i)
+    out.push_back(static_cast<char>(payload[i] ^ mask[i % 4]));
 }
 
 std::string frames_from_records(std::string_view records) {
   std::string out;
   while (records.size() >= 3) {
     const auto first_byte = static_cast<std::uint8_t>(records[0]);
-    const std::size_t length = static_cast<std::uint8_t>(records[1]) |
-                               (static_cast<std::size_t>(static_cast<std::uint8_t>(records[2])) << 8);
+    const std::size_t length =
+        static_cast<std::uint8_t>(records[1]) |
+        (static_cast<std::size_t>(static_cast<std::uint8_t>(records[2])) << 8);
     records.remove_prefix(3);
     const std::string_view payload = records.substr(0, length);
     records.remove_prefix(payload.size());
@@ -58,7 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string frames = (data[0] & 1) != 0 ? std::string(rest) : frames_from_records(rest);
   const std::string answer = server.exchange({k_upgrade, frames});
   // Replaying an input by hand: PAGEDSERVE_FUZZ_ECHO=1 prints what the server answered.
-  if (std::getenv("PAGEDSERVE_FUZZ_ECHO") != nullptr) std::fwrite(answer.data(), 1, answer.size(), stdout);
+  if (std::getenv("PAGEDSERVE_FUZZ_ECHO") != nullptr)
+    std::fwrite(answer.data(), 1, answer.size(), stdout);
   if (answer.rfind("HTTP/1.1 101 ", 0) != 0) std::abort();
   return 0;
 }

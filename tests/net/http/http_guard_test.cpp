@@ -120,7 +120,10 @@ TEST(HttpGuardStream, AThrowInAWebSocketClosesItWith1011AndSparesTheOthers) {
   ws_client ws(s->port());
   ASSERT_FALSE(ws.handshake_error());
   fault.arm(io_stage::websocket);
-  ws.send(json::object{{"type", "completion"}, {"id", "a"}, {"prompt", "Hi"}, {"max_tokens", 400},
+  ws.send(json::object{{"type", "completion"},
+                       {"id", "a"},
+                       {"prompt", "Hi"},
+                       {"max_tokens", 400},
                        {"ignore_eos", true}});
   json::value message = ws.receive();
   while (!message.is_null()) message = ws.receive();

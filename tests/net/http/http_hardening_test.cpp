@@ -30,7 +30,8 @@ TEST(HttpHardening, HugeTrailerFieldIs431BeforeAuthAndTheServerLives) {
   ASSERT_TRUE(s);
   {
     http_client c(s->port());
-    ASSERT_FALSE(c.send_raw(chunked_get("/nonexistent", "X-T: " + std::string(70000, 'a') + "\r\n")));
+    ASSERT_FALSE(
+        c.send_raw(chunked_get("/nonexistent", "X-T: " + std::string(70000, 'a') + "\r\n")));
     EXPECT_EQ(c.read().result_int(), 431u);
     EXPECT_TRUE(c.closed_by_server());
   }
@@ -58,9 +59,8 @@ TEST(HttpHardening, ChunkExtensionsAreBounded) {
   auto s = start_server();
   ASSERT_TRUE(s);
   http_client c(s->port());
-  c.send_raw(
-      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2;" +
-      std::string(1024 * 1024, 'e') + "\r\n{}\r\n0\r\n\r\n");
+  c.send_raw("POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2;" +
+             std::string(1024 * 1024, 'e') + "\r\n{}\r\n0\r\n\r\n");
   EXPECT_EQ(c.read().result_int(), 431u);  // refused before the line ends
   http_client d(s->port());
   ASSERT_FALSE(d.send_raw(
@@ -92,8 +92,8 @@ TEST(HttpHardening, HeadKeepsKeepAliveFraming) {
 TEST(HttpHardening, HostRulesOfRfc9112) {
   auto s = start_server();
   ASSERT_TRUE(s);
-  for (const std::string head : {"GET /health HTTP/1.1\r\n\r\n",
-                                 "GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"}) {
+  for (const std::string head :
+       {"GET /health HTTP/1.1\r\n\r\n", "GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"}) {
     http_client c(s->port());
     ASSERT_FALSE(c.send_raw(head));
     EXPECT_EQ(c.read().result_int(), 400u) << head;
@@ -159,8 +159,9 @@ TEST(HttpHardening, HundredThousandDigitMaxTokensIsOutOfRangeNotANumber) {
   auto s = start_server();
   ASSERT_TRUE(s);
   http_client c(s->port());
-  const auto res = c.request(http::verb::post, "/v1/completions",
-                             R"({"prompt": "Hello", "max_tokens": )" + std::string(100000, '9') + "}");
+  const auto res =
+      c.request(http::verb::post, "/v1/completions",
+                R"({"prompt": "Hello", "max_tokens": )" + std::string(100000, '9') + "}");
   ASSERT_EQ(res.result_int(), 400u);
   const json::value err = error_of(res);
   EXPECT_EQ(err.at("param").as_string(), "max_tokens");

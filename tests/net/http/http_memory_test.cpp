@@ -38,7 +38,8 @@ enum class attack { endless_head, chunk_extension, trailers, body_over_limit, un
 
 // The request's start and the bytes repeated after it, for as long as the server reads.
 std::pair<std::string, std::string> attack_bytes(attack kind) {
-  const std::string chunked = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string chunked =
+      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
   switch (kind) {
     case attack::endless_head:
       return {"GET /health HTTP/1.1\r\nHost: x\r\nX-Pad: ", std::string(4096, 'p')};
@@ -103,9 +104,9 @@ TEST(HttpMemory, HostileConnectionsHoldNoMoreThanTheDocumentedBound) {
   ASSERT_TRUE(s);
   {
     http_client warm(s->port());  // the first request's one-off allocations
-    EXPECT_EQ(warm.request(http::verb::post, "/v1/completions", completion_body(2, false))
-                  .result_int(),
-              200u);
+    EXPECT_EQ(
+        warm.request(http::verb::post, "/v1/completions", completion_body(2, false)).result_int(),
+        200u);
   }
   const std::size_t before = resident_bytes();
 
@@ -124,9 +125,10 @@ TEST(HttpMemory, HostileConnectionsHoldNoMoreThanTheDocumentedBound) {
   const std::size_t per_connection = 2 * config.max_header_bytes + 4096 + config.max_body_bytes;
   const std::size_t bound = k_connections * per_connection + k_allowance_bytes;
   const std::size_t growth = during > before ? during - before : 0;
-  std::printf("resident before %.1f MB, with %zu hostile connections %.1f MB (growth %.1f MB, "
-              "bound %.1f MB)\n",
-              before / 1e6, k_connections, during / 1e6, growth / 1e6, bound / 1e6);
+  std::printf(
+      "resident before %.1f MB, with %zu hostile connections %.1f MB (growth %.1f MB, "
+      "bound %.1f MB)\n",
+      before / 1e6, k_connections, during / 1e6, growth / 1e6, bound / 1e6);
   EXPECT_LE(growth, bound);
   connections.clear();
   http_client after(s->port());

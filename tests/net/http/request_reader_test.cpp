@@ -91,7 +91,8 @@ TEST(RequestReader, TrailerFieldOf70000BytesIs431NotAnException) {
 
 TEST(RequestReader, HeadAndTrailersTogetherStayUnderMaxHeaderBytes) {
   std::string trailers;
-  for (int i = 0; i < 100; ++i) trailers += "X-" + std::to_string(i) + ": " + std::string(100, 'v') + "\r\n";
+  for (int i = 0; i < 100; ++i)
+    trailers += "X-" + std::to_string(i) + ": " + std::string(100, 'v') + "\r\n";
   const outcome under = read_all(chunked_get("0\r\n" + trailers + "\r\n"));
   EXPECT_EQ(under.progress, request_reader::progress::complete) << under.message;
   // Megabytes of small trailer fields (03b41d6 accepted 64 MB and held them): refused once
@@ -106,8 +107,8 @@ TEST(RequestReader, HeadAndTrailersTogetherStayUnderMaxHeaderBytes) {
 TEST(RequestReader, ChunkExtensionsAreBounded) {
   const outcome ok = read_all(chunked_get("2;name=value\r\n{}\r\n0\r\n\r\n"));
   EXPECT_EQ(ok.progress, request_reader::progress::complete);
-  const outcome longer =
-      read_all(chunked_get("2;" + std::string(k_max_chunk_extension_bytes + 1, 'e') + "\r\n{}\r\n0\r\n\r\n"));
+  const outcome longer = read_all(chunked_get(
+      "2;" + std::string(k_max_chunk_extension_bytes + 1, 'e') + "\r\n{}\r\n0\r\n\r\n"));
   EXPECT_EQ(longer.status, 400u);
   EXPECT_NE(longer.message.find("chunk extension"), std::string::npos) << longer.message;
   // A 64 MB extension (03b41d6 held all of it): refused within the bound.
@@ -121,8 +122,8 @@ TEST(RequestReader, BodyLimitHoldsWhateverTheFraming) {
   const std::string chunk = "8000\r\n" + std::string(0x8000, 'b') + "\r\n";
   const outcome chunked = read_all(chunked_get(chunk + chunk + chunk + "0\r\n\r\n"));
   EXPECT_EQ(chunked.status, 413u);
-  const outcome by_length = read_all(
-      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n");
+  const outcome by_length =
+      read_all("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n");
   EXPECT_EQ(by_length.status, 413u);
 }
 
@@ -134,9 +135,9 @@ TEST(RequestReader, HeadOverTheLimitIs431WithoutBufferingIt) {
 }
 
 TEST(RequestReader, AFieldBeastCannotStoreIs431EvenUnderAHugeHeaderLimit) {
-  const outcome out = read_all("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(70000, 'p') +
-                                   "\r\n\r\n",
-                               {1024 * 1024, 1024});
+  const outcome out =
+      read_all("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(70000, 'p') + "\r\n\r\n",
+               {1024 * 1024, 1024});
   EXPECT_EQ(out.status, 431u);
 }
 

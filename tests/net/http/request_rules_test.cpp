@@ -25,9 +25,9 @@ http::request_header<> upgrade_with_keys(std::initializer_list<std::string> keys
 TEST(RequestRules, WebSocketKeyMustBeBase64Of16Bytes) {
   // RFC 6455 §1.3's example key.
   EXPECT_FALSE(check_websocket_key(upgrade_with_keys({"dGhlIHNhbXBsZSBub25jZQ=="})));
-  for (const std::string bad : {"", "abc", "dGhlIHNhbXBsZSBub25jZQ", "dGhlIHNhbXBsZSBub25jZQ=",
-                                "dGhlIHNhbXBsZSBub25jZ===", "dGhlIHNhbXBsZSBub25j*Q==",
-                                "dGhlIHNhbXBsZSBub25jZSE=", "dGhlIHNhbXBsZSBub25jZQ==AAAA"}) {
+  for (const std::string bad :
+       {"", "abc", "dGhlIHNhbXBsZSBub25jZQ", "dGhlIHNhbXBsZSBub25jZQ=", "dGhlIHNhbXBsZSBub25jZ===",
+        "dGhlIHNhbXBsZSBub25j*Q==", "dGhlIHNhbXBsZSBub25jZSE=", "dGhlIHNhbXBsZSBub25jZQ==AAAA"}) {
     const auto err = check_websocket_key(upgrade_with_keys({bad}));
     ASSERT_TRUE(err) << bad;
     EXPECT_EQ(err->status, 400u);
