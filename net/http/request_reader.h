@@ -44,7 +44,6 @@ class request_reader final : private http::basic_parser<true> {
   // must close, as the rest of its bytes cannot be framed.
   progress feed(boost::beast::flat_buffer& buffer);
 
-  [[nodiscard]] bool got_some() const { return basic_parser::got_some(); }
   // "METHOD target" once the request line is parsed, for logs.
   [[nodiscard]] std::string request_line() const;
   // The method, once the request line is parsed (HEAD answers carry no body).
