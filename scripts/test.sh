@@ -13,7 +13,8 @@ jobs=$(nproc)
 echo "== release build =="
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$jobs"
-ctest --test-dir build --output-on-failure -j "$jobs"
+# Random order (--schedule-random), so tests that share state or a path show it.
+ctest --test-dir build --output-on-failure -j "$jobs" --schedule-random
 
 echo "== sanitizer build (ASan + UBSan) =="
 # -O1 -g1 (line tables only): ASan's recommended level, and half the compile time of -O2 -g on
@@ -24,7 +25,7 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGEDSERVE
   -DPAGEDSERVE_BUILD_BENCHMARKS=OFF
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "gpu|no_asan"
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" --schedule-random -LE "gpu|no_asan"
 
 echo "== fuzz build (clang, libFuzzer + ASan + UBSan) =="
 # Only the request path's fuzz targets and what they link (net/ and the tokenizer, chat and

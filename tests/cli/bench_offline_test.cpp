@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/support/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace pagedserve::testing {
 namespace {
@@ -38,8 +39,8 @@ const std::vector<test_request> requests{
 };
 
 fs::path write_file(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / "pagedserve_bench_offline_test";
-  fs::create_directories(dir);
+  // One folder per test process (ctest runs each test in its own): tests never share a path.
+  static const temp_dir dir("pagedserve-bench-offline");
   const fs::path path = dir / name;
   std::ofstream(path) << text;
   return path;

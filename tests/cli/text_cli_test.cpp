@@ -11,6 +11,7 @@
 
 #include "tests/support/cli_runner.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 namespace pagedserve::testing {
 namespace {
@@ -33,7 +34,8 @@ std::vector<json::value> parse_lines(const std::string& out) {
 }
 
 fs::path write_input(const std::string& name, const std::string& text) {
-  const fs::path path = fs::temp_directory_path() / ("pagedserve_" + name + ".jsonl");
+  static const temp_dir dir("pagedserve-text-cli");  // one per test process
+  const fs::path path = dir / (name + ".jsonl");
   std::ofstream(path) << text;
   return path;
 }

@@ -13,6 +13,7 @@
 
 #include "tests/support/cli_runner.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 namespace pagedserve::forward::testing {
 namespace {
@@ -54,9 +55,8 @@ TEST(generate_cli, json_output_on_tiny_llama_is_the_golden_greedy_continuation) 
 
 TEST(generate_cli, truncated_safetensors_fails_with_nonzero_exit) {
   const fs::path model = pagedserve::testing::goldens_dir() / "models" / "tiny-llama";
-  const fs::path broken = fs::temp_directory_path() / "pagedserve_generate_cli_broken_model";
-  fs::remove_all(broken);
-  fs::create_directories(broken);
+  const pagedserve::testing::temp_dir dir("pagedserve-generate-broken");
+  const fs::path& broken = dir.path();
   fs::copy_file(model / "config.json", broken / "config.json");
   {
     std::ifstream in(model / "model.safetensors", std::ios::binary);
@@ -69,7 +69,6 @@ TEST(generate_cli, truncated_safetensors_fails_with_nonzero_exit) {
                                       " --prompt-ids 1,2,3 --max-tokens 2 --json");
   EXPECT_NE(r.exit_status, 0);
   EXPECT_TRUE(r.out.empty()) << r.out;
-  fs::remove_all(broken);
 }
 
 TEST(generate_cli, missing_model_folder_fails_with_nonzero_exit) {
@@ -91,17 +90,19 @@ TEST(generate_cli, the_cuda_backend_runs_the_golden_or_says_why_not) {
   const fs::path model = pagedserve::testing::goldens_dir() / "models" / "tiny-llama";
   const auto golden = read_json(model / "golden.json");
   const auto& prompt = golden.at("prompts").as_array().at(2).as_object();
+  const pagedserve::testing::temp_dir dir("pagedserve-generate-cuda");
+  const fs::path stderr_path = dir / "stderr";
   const run_result r = run_pagedserve(
       "generate --model " + model.string() + " --backend cuda --dtype float32 --prompt-ids " +
       join(prompt.at("ids").as_array()) + " --max-tokens 24 --temperature 0 --ignore-eos --json" +
-      " 2>/tmp/pagedserve_generate_cuda_stderr");
+      " 2>" + stderr_path.string());
   if (r.exit_status == 0) {
     const auto out = boost::json::parse(r.out).as_object();
     EXPECT_EQ(join(out.at("token_ids").as_array()), join(prompt.at("greedy").as_array()));
     return;
   }
   EXPECT_EQ(r.exit_status, 1) << r.out;
-  std::ifstream err_file("/tmp/pagedserve_generate_cuda_stderr");
+  std::ifstream err_file(stderr_path);
   std::ostringstream err;
   err << err_file.rdbuf();
   EXPECT_TRUE(err.str().find("no CUDA device") != std::string::npos ||

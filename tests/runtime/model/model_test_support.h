@@ -4,9 +4,7 @@
 // read without the loader).
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <boost/json.hpp>
 #include <cstdint>
 #include <cstring>
@@ -17,35 +15,13 @@
 #include <vector>
 
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_dir.h"
 
 namespace pagedserve::testing {
 
 inline std::filesystem::path golden_model_dir(const std::string& name) {
   return goldens_dir() / "models" / name;
 }
-
-// A fresh folder removed at scope exit.
-class temp_dir {
- public:
-  temp_dir() {
-    static std::atomic<int> counter{0};
-    path_ =
-        std::filesystem::temp_directory_path() /
-        ("pagedserve-model-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
