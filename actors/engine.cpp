@@ -159,7 +159,7 @@ void end_with_error(caf::event_based_actor* self, sink_state& st) {
     request_final final;
     final.request = *st.id;
     final.index = i;
-    final.reason = finish_kind::error;
+    final.reason = finish_reason::error;
     final.error_message = "the engine stopped before this request finished";
     finish(self, st, final);
   }

@@ -29,7 +29,7 @@
 
 #include "actors/engine_client.h"
 #include "actors/engine_model_info.h"
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/engine/engine_config.h"
 #include "runtime/engine/generation_request.h"
 #include "runtime/tokenizer/tokenizer.h"

@@ -13,7 +13,7 @@
 #include <variant>
 
 #include "actors/engine_model_info.h"
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/engine/generation_request.h"
 
 namespace pagedserve {

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "actors/messages.h"
-#include "runtime/core/result.h"
+#include "common/result.h"
 
 namespace pagedserve::actors {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/types.h"
+#include "common/types.h"
 #include "runtime/engine/engine_config.h"
 #include "runtime/tokenizer/tokenizer.h"
 

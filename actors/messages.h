@@ -10,7 +10,7 @@
 // Internal (same process only): step_message, step_output, executor_step, step_result,
 // whitelisted as unsafe types.
 //
-// CAF 0.17 serializes enums itself (no inspect() for finish_kind or engine_errc) and knows
+// CAF 0.17 serializes enums itself (no inspect() for finish_reason or engine_errc) and knows
 // no std::optional: optional fields travel as a presence flag plus a value, and strong ids
 // as their integer, both through temporaries written back by a load callback.
 

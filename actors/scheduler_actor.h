@@ -14,7 +14,7 @@
 
 namespace pagedserve::actors {
 
-// `setup.config.sched.num_blocks` must be resolved (> 0).
+// `setup.plan`: the engine's start-up plan (its pool is the scheduler's).
 [[nodiscard]] scheduler_actor spawn_scheduler(caf::actor_system& system, executor_actor executor,
                                               engine_core_setup setup);
 

@@ -6,7 +6,7 @@
 
 #include "actors/engine_actor.h"
 #include "actors/engine_model_info.h"
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/engine/engine_config.h"
 
 namespace pagedserve::actors {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/engine/engine_config.h"
 #include "runtime/engine/static_batch_baseline.h"
 #include "runtime/sched/workload.h"

@@ -29,6 +29,7 @@
 #include "actors/engine.h"
 #include "cli/bench_offline_report.h"
 #include "cli/command.h"
+#include "cli/engine_flags.h"
 #include "runtime/engine/model_loading.h"
 #include "runtime/engine/static_batch_baseline.h"
 #include "runtime/model/checkpoint.h"
@@ -53,37 +54,13 @@ struct bench_options {
 };
 
 void add_options(CLI::App& app, bench_options& opt) {
-  sched::scheduler_config& s = opt.engine.sched;
-  app.add_option("--model", opt.engine.model_dir, "HF checkpoint folder (default: demo model)");
-  app.add_option("--model-config", opt.engine.model_config_file,
-                 "config.json to run with dummy weights");
-  app.add_option("--load-format", opt.engine.load_format, "auto: safetensors; dummy: random")
-      ->check(CLI::IsMember({"auto", "dummy"}));
+  add_engine_flags(app, opt.engine,
+                   {"model", "model_config", "load_format", "backend", "dtype",
+                    "gpu_memory_utilization", "enforce_eager", "block_size", "num_blocks",
+                    "max_num_seqs", "max_num_batched_tokens", "max_model_len"});
+  app.footer("--max-model-len defaults to the workload's longest prompt + max_tokens.");
   app.add_option("--workload", opt.workload_path, "JSONL: prompt_token_ids, max_tokens")
       ->required();
-  app.add_option("--backend", opt.engine.backend, "cpu | cuda")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
-  app.add_option("--dtype", opt.engine.dtype,
-                 "auto (cpu: float32; cuda: the checkpoint's 16-bit type) | float32 | "
-                 "bfloat16 | float16 (cuda only)")
-      ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}))
-      ->capture_default_str();
-  app.add_option("--gpu-memory-utilization", opt.engine.gpu_memory_utilization,
-                 "cuda: fraction of device memory for weights, activations and KV, in (0, 1]")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  app.add_flag("--enforce-eager", opt.engine.enforce_eager,
-               "cuda: run every step eagerly, no captured decode graphs");
-  app.add_option("--block-size", s.block_size, "KV block size in tokens")->capture_default_str();
-  app.add_option("--num-blocks", s.num_blocks,
-                 "KV blocks (0: cpu: max_num_seqs sequences of max_model_len, capped at 1 GiB; "
-                 "cuda: what --gpu-memory-utilization leaves after a profiling forward)")
-      ->capture_default_str();
-  app.add_option("--max-num-seqs", s.max_num_seqs)->capture_default_str();
-  app.add_option("--max-num-batched-tokens", s.max_num_batched_tokens)->capture_default_str();
-  app.add_option("--max-model-len", s.max_model_len,
-                 "default: the workload's longest prompt + max_tokens");
   app.add_flag("--no-prefix-caching", opt.no_prefix_caching);
   app.add_option("--limit", opt.limit, "run only the first N requests");
   app.add_option("--length-scale", opt.length_scale,
@@ -105,9 +82,6 @@ status check_command_line(bench_options& opt) {
     auto peer = parse_peer(text);
     if (!peer) return peer.err();
     opt.peers.push_back(std::move(*peer));
-  }
-  if (!(opt.engine.gpu_memory_utilization > 0.0)) {
-    return make_error(error_code::invalid_argument, "--gpu-memory-utilization must be in (0, 1]");
   }
   if (opt.compare_static && opt.engine.backend != "cpu") {
     return make_error(error_code::invalid_argument,
@@ -242,7 +216,7 @@ status check_outcomes(const engine_run& run, const std::vector<workload_request>
     const request_outcome& o = run.outcomes[i];
     const std::string which = "request " + std::to_string(i + 1) + ": ";
     if (!o.final) return make_error(error_code::internal, which + "no final");
-    if (o.final->reason != finish_kind::length) {
+    if (o.final->reason != finish_reason::length) {
       return make_error(error_code::internal, which + "finished by " +
                                                   std::string(to_string(o.final->reason)) + " " +
                                                   o.final->error_message + ", not length");

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/engine_flags.h"
 #include "kernels/backend_registry.h"
+#include "runtime/engine/engine_plan.h"
 #include "runtime/engine/model_loading.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/model/checkpoint.h"
@@ -26,14 +28,10 @@ namespace pagedserve::cli {
 namespace {
 
 struct generate_options {
-  std::string model_dir;
-  std::string model_config_file;
-  std::string load_format = "auto";
-  std::string backend = "cpu";
-  std::string dtype;  // default: float32 on cpu, bfloat16 on cuda
+  // model, model_config, load_format, backend, dtype, block_size: the engine's keys.
+  engine_config engine;
   std::vector<token_id> prompt_ids;
   std::int64_t max_tokens = 16;
-  std::int64_t block_size = 16;
   sampling_params sampling;
   std::optional<std::uint64_t> seed;
   bool ignore_eos = false;
@@ -54,10 +52,7 @@ double ms_since(clock_type::time_point start) {
 // --model-config FILE: dummy weights; --model DIR: DIR's config, weights per --load-format;
 // neither: the demo model. The same resolution as the engine's (runtime/engine).
 result<loaded_model> load_model(const generate_options& opt) {
-  engine_config source;
-  source.model_dir = opt.model_dir;
-  source.model_config_file = opt.model_config_file;
-  source.load_format = opt.load_format;
+  const engine_config& source = opt.engine;
   if (uses_demo_model(source)) {
     spdlog::info(
         "no --model given: running the built-in demo model '{}' (random weights); "
@@ -85,8 +80,6 @@ status check_request(const generate_options& opt, const model_config& config) {
   }
   if (opt.max_tokens < 1)
     return make_error(error_code::invalid_argument, "--max-tokens must be >= 1");
-  if (opt.block_size < 1)
-    return make_error(error_code::invalid_argument, "--block-size must be >= 1");
   return opt.sampling.validate();
 }
 
@@ -100,9 +93,10 @@ struct generation {
 generation run_generation(forward::model_forward& fwd, const generate_options& opt) {
   const model_config& config = fwd.config();
   const std::int64_t max_len = static_cast<std::int64_t>(opt.prompt_ids.size()) + opt.max_tokens;
-  const std::int64_t num_blocks = (max_len + opt.block_size - 1) / opt.block_size;
+  const std::int64_t block_size = opt.engine.sched.block_size;
+  const std::int64_t num_blocks = (max_len + block_size - 1) / block_size;
   forward::paged_kv_cache cache(
-      fwd.backend(), forward::kv_cache_layout::for_model(config, num_blocks, opt.block_size));
+      fwd.backend(), forward::kv_cache_layout::for_model(config, num_blocks, block_size));
   std::vector<block_id> table;  // one sequence: blocks 0, 1, 2, ... in order
   for (std::int64_t b = 0; b < num_blocks; ++b) table.emplace_back(static_cast<std::uint32_t>(b));
 
@@ -162,10 +156,7 @@ void print_result(const generate_options& opt, const model_config& config, const
 }
 
 void add_options(CLI::App& app, generate_options& opt) {
-  app.add_option("--model", opt.model_dir, "HF checkpoint folder (config.json + *.safetensors)");
-  app.add_option("--model-config", opt.model_config_file, "config.json to run with dummy weights");
-  app.add_option("--load-format", opt.load_format, "auto: safetensors; dummy: random weights")
-      ->check(CLI::IsMember({"auto", "dummy"}));
+  add_engine_flags(app, opt.engine, {"model", "model_config", "load_format"});
   app.add_option("--prompt-ids", opt.prompt_ids, "prompt token ids, e.g. 1,2,3")
       ->required()
       ->delimiter(',');
@@ -175,12 +166,7 @@ void add_options(CLI::App& app, generate_options& opt) {
   app.add_option("--top-k", opt.sampling.top_k);
   app.add_option("--seed", opt.seed, "sampling seed");
   app.add_flag("--ignore-eos", opt.ignore_eos, "keep generating past EOS tokens");
-  app.add_option("--backend", opt.backend, "compute backend")
-      ->check(CLI::IsMember({"cpu", "cuda"}));
-  app.add_option("--dtype", opt.dtype,
-                 "compute type: float32, bfloat16 or float16 (cuda; default bfloat16; the cpu "
-                 "computes in float32)");
-  app.add_option("--block-size", opt.block_size, "KV cache block size in tokens");
+  add_engine_flags(app, opt.engine, {"backend", "dtype", "block_size"});
   app.add_flag("--json", opt.json, "print one JSON object on stdout");
 }
 
@@ -201,15 +187,9 @@ int run_generate(int argc, char** argv) {
     spdlog::error("{}", s.err().message);
     return 2;
   }
-  const std::string type_name = !opt.dtype.empty()     ? opt.dtype
-                                : opt.backend == "cpu" ? "float32"
-                                                       : "bfloat16";
-  const auto type = kernels::parse_compute_type(type_name);
-  if (!type) {
-    spdlog::error("--dtype must be float32, bfloat16 or float16, got '{}'", type_name);
-    return 2;
-  }
-  auto made = kernels::make_backend(opt.backend, *type);
+  // dtype auto: float32 on the CPU, the checkpoint's 16-bit type on CUDA (as serve).
+  auto made =
+      kernels::make_backend(opt.engine.backend, plan_compute_type(opt.engine, model->config));
   if (!made) {
     spdlog::error("{}", made.err().message);
     return made.err().code == error_code::invalid_argument ? 2 : 1;

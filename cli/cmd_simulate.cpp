@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/engine_flags.h"
 #include "runtime/sched/simulator.h"
 #include "runtime/sched/workload.h"
 
@@ -127,6 +128,8 @@ void print_human(const simulation_report& r) {
 
 struct simulate_options {
   simulation_config config;
+  // The engine keys' flags write here; its scheduler settings become config.sched.
+  engine_config engine;
   std::string workload_path;
   std::string prefix_caching = "on";
   std::string chunked_prefill = "on";
@@ -138,19 +141,15 @@ struct simulate_options {
 };
 
 void add_options(CLI::App& app, simulate_options& opt) {
-  sched::scheduler_config& s = opt.config.sched;
+  opt.engine.sched = opt.config.sched;
+  sched::scheduler_config& s = opt.engine.sched;
   app.add_option("--workload", opt.workload_path,
                  "JSONL: prompt_token_ids, max_tokens[, arrival_s, priority]")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("--num-blocks", s.num_blocks, "KV blocks in the pool")->capture_default_str();
-  app.add_option("--block-size", s.block_size, "tokens per block")->capture_default_str();
-  app.add_option("--max-num-seqs", s.max_num_seqs)->capture_default_str();
-  app.add_option("--max-num-batched-tokens", s.max_num_batched_tokens)->capture_default_str();
-  app.add_option("--max-model-len", s.max_model_len)->capture_default_str();
-  app.add_option("--long-prefill-token-threshold", s.long_prefill_token_threshold,
-                 "max tokens per sequence per step (0: budget only)")
-      ->capture_default_str();
+  add_engine_flags(app, opt.engine,
+                   {"num_blocks", "block_size", "max_num_seqs", "max_num_batched_tokens",
+                    "max_model_len", "long_prefill_token_threshold"});
   app.add_option("--watermark", s.watermark)->capture_default_str();
   const auto on_off = CLI::IsMember({"on", "off"});
   app.add_option("--prefix-caching", opt.prefix_caching)->check(on_off)->capture_default_str();
@@ -173,6 +172,7 @@ void add_options(CLI::App& app, simulate_options& opt) {
 }
 
 void apply_choices(simulate_options& opt) {
+  opt.config.sched = opt.engine.sched;
   opt.config.sched.enable_prefix_caching = opt.prefix_caching == "on";
   opt.config.sched.enable_chunked_prefill = opt.chunked_prefill == "on";
   opt.config.sched.policy = opt.policy == "priority" ? sched::scheduling_policy::priority

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "cli/command.h"
+#include "pagedserve_version.h"  // generated: cmake/pagedserve_version.cmake
 
 namespace pagedserve::cli {
 
@@ -19,7 +20,10 @@ void print_usage() {
   auto commands = command_registry();
   std::sort(commands.begin(), commands.end(),
             [](const command& a, const command& b) { return a.name < b.name; });
-  std::fprintf(stderr, "usage: pagedserve <command> [options]\n\ncommands:\n");
+  std::fprintf(stderr,
+               "usage: pagedserve <command> [options]\n"
+               "       pagedserve --version    print the version and the git commit\n\n"
+               "commands:\n");
   for (const command& cmd : commands) {
     std::fprintf(stderr, "  %-16.*s %.*s\n", static_cast<int>(cmd.name.size()), cmd.name.data(),
                  static_cast<int>(cmd.summary.size()), cmd.summary.data());
@@ -39,6 +43,10 @@ int main(int argc, char** argv) {
   const std::string_view name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     print_usage();
+    return 0;
+  }
+  if (name == "--version") {
+    std::printf("pagedserve %s (%s)\n", PAGEDSERVE_VERSION, PAGEDSERVE_GIT_COMMIT);
     return 0;
   }
   for (const command& cmd : command_registry()) {

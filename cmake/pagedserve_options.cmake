@@ -23,10 +23,19 @@ if(CMAKE_BUILD_TYPE STREQUAL "Release")
   target_compile_options(pagedserve_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-O3>)
 endif()
 
+# The include root of project libraries: the source tree in this build, and
+# <prefix>/include/pagedserve once installed (cmake/pagedserve_install.cmake), so
+# `#include "actors/engine.h"` means the same file in both. Use it for every PUBLIC or
+# INTERFACE include directory of a library that may be exported.
+include(GNUInstallDirs)
+set(PAGEDSERVE_PUBLIC_INCLUDE_DIRS
+    "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>"
+    "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/pagedserve>")
+
 # pagedserve_add_library(name SOURCES ... DEPS ...): one static library of project code.
 function(pagedserve_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_include_directories(${name} PUBLIC ${PAGEDSERVE_PUBLIC_INCLUDE_DIRS})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE pagedserve_options)
 endfunction()

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "kernels/backend.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::kernels {
 

@@ -14,8 +14,8 @@
 #include <functional>
 #include <memory>
 
+#include "common/result.h"
 #include "kernels/backend.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::kernels {
 

@@ -16,9 +16,9 @@
 #include <memory>
 #include <optional>
 
+#include "common/result.h"
 #include "kernels/backend.h"
 #include "kernels/tensor.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::kernels::cuda {
 

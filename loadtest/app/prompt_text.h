@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "loadtest/core/bench_request.h"
-#include "runtime/core/result.h"
 #include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve::loadtest {

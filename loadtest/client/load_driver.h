@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "loadtest/core/arrivals.h"
 #include "loadtest/core/bench_request.h"
 #include "loadtest/core/request_body.h"
 #include "loadtest/core/request_record.h"
 #include "loadtest/core/server_url.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::loadtest {
 

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/result.h"
 #include "loadtest/core/server_url.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::loadtest {
 

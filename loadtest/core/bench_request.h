@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/types.h"
+#include "common/types.h"
 
 namespace pagedserve::loadtest {
 

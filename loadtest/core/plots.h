@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "loadtest/core/report.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::loadtest {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "loadtest/core/bench_request.h"
 #include "loadtest/core/stream_chunk.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::loadtest {
 

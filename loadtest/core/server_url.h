@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 
 namespace pagedserve::loadtest {
 

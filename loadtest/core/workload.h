@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include "common/result.h"
 #include "loadtest/core/bench_request.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::loadtest {
 

@@ -92,14 +92,6 @@ result<parsed_line> split(std::span<const std::string_view> args) {
 
 }  // namespace
 
-std::string flag_name(std::string_view key) {
-  std::string name(key);
-  for (char& c : name) {
-    if (c == '_') c = '-';
-  }
-  return name;
-}
-
 result<serve_args> parse_serve_args(std::span<const std::string_view> args) {
   auto line = split(args);
   if (!line) return line.err();

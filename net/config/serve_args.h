@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/result.h"
 #include "net/config/server_config.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::net {
 
@@ -26,7 +26,7 @@ struct serve_args {
 // --help text: every flag with its description and default.
 [[nodiscard]] std::string serve_usage();
 
-// key max_num_seqs <-> flag name max-num-seqs (without the leading dashes).
-[[nodiscard]] std::string flag_name(std::string_view key);
+// key max_num_seqs <-> flag name max-num-seqs (runtime/config/config_key.h).
+using pagedserve::flag_name;
 
 }  // namespace pagedserve::net

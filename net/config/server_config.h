@@ -9,7 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
+#include "runtime/config/config_key.h"
 #include "runtime/engine/engine_config.h"
 
 namespace pagedserve::net {
@@ -51,11 +52,7 @@ struct server_config {
                                     std::string_view value);
 // Every key, in the order config/default.yaml lists them (flags are generated from these:
 // key max_num_seqs is flag --max-num-seqs).
-struct config_key_info {
-  std::string key;
-  std::string description;
-  bool is_boolean = false;  // a bare flag (--enable-prefix-caching) means true
-};
+using pagedserve::config_key_info;  // runtime/config/config_key.h
 [[nodiscard]] const std::vector<config_key_info>& config_keys();
 // The value of one key as set_config_key accepts it (for --help defaults and start-up logs).
 [[nodiscard]] result<std::string> get_config_key(const server_config& config, std::string_view key);

@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "net/config/config_value.h"
+#include "runtime/config/config_value.h"
 
 namespace pagedserve::net {
 namespace {

@@ -9,15 +9,15 @@ namespace pagedserve::net {
 namespace {
 
 // For the per-request count: error > abort > length > stop.
-int severity(finish_kind kind) {
+int severity(finish_reason kind) {
   switch (kind) {
-    case finish_kind::stop:
+    case finish_reason::stop:
       return 0;
-    case finish_kind::length:
+    case finish_reason::length:
       return 1;
-    case finish_kind::cancelled:
+    case finish_reason::cancelled:
       return 2;
-    case finish_kind::error:
+    case finish_reason::error:
       return 3;
   }
   return 3;

@@ -85,7 +85,7 @@ class completion_call {
   std::vector<std::string> pending_;  // stream payloads made before the head went out
   bool first_token_seen_ = false;
   std::vector<std::optional<steady_clock::time_point>> last_token_;  // per choice
-  finish_kind worst_ = finish_kind::stop;  // for the finished-requests count
+  finish_reason worst_ = finish_reason::stop;  // for the finished-requests count
 };
 
 }  // namespace pagedserve::net

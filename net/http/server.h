@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <memory>
 
+#include "common/result.h"
 #include "net/config/server_config.h"
 #include "net/http/io_guard.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::net {
 

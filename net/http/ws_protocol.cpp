@@ -137,7 +137,7 @@ void ws_call::on_final(std::size_t prompt, const request_final& final,
   prompt_tokens_[prompt] = final.usage.prompt_tokens;
   completion_tokens_ += final.usage.completion_tokens;
   if (final.queue_time_s > 0.0) ctx_.metrics.observe_queue_time(final.queue_time_s);
-  if (final.reason == finish_kind::error && !engine_error_) engine_error_ = final.error_message;
+  if (final.reason == finish_reason::error && !engine_error_) engine_error_ = final.error_message;
   if (++num_finals_ < reasons_.size()) return;
   finished_ = true;
   ctx_.metrics.observe_e2e_latency(seconds_between(arrival_, clock::now()));

@@ -74,8 +74,8 @@ class ws_call {
   const api_request request_;
   clock::time_point arrival_;
   std::vector<submission> submissions_;
-  std::vector<std::optional<finish_kind>> reasons_;  // per choice (prompt * n + index)
-  std::vector<std::uint32_t> prompt_tokens_;         // per prompt
+  std::vector<std::optional<finish_reason>> reasons_;  // per choice (prompt * n + index)
+  std::vector<std::uint32_t> prompt_tokens_;           // per prompt
   std::uint32_t completion_tokens_ = 0;
   std::size_t num_finals_ = 0;
   std::optional<std::string> engine_error_;

@@ -96,7 +96,7 @@ void response_builder::on_final(std::size_t prompt_index, const request_final& f
   c.stop_string = final.stop_string;
   c.completion_tokens = final.usage.completion_tokens;
   c.cached_prompt_tokens = final.usage.cached_prompt_tokens;
-  if (final.reason == finish_kind::error && !error_message_) {
+  if (final.reason == finish_reason::error && !error_message_) {
     error_message_ = final.error_message.empty() ? "generation failed" : final.error_message;
   }
   if (!stream_) {
@@ -270,9 +270,9 @@ std::string make_response_id(api_kind kind) {
   return id;
 }
 
-std::string_view finish_reason_name(finish_kind kind) {
+std::string_view finish_reason_name(finish_reason kind) {
   // OpenAI/vLLM call a cancelled request "abort"; the other names are the engine's own.
-  return kind == finish_kind::cancelled ? "abort" : to_string(kind);
+  return kind == finish_reason::cancelled ? "abort" : to_string(kind);
 }
 
 }  // namespace pagedserve::net

@@ -43,7 +43,7 @@ class response_builder {
   [[nodiscard]] std::vector<std::string> finish();
 
   [[nodiscard]] request_usage usage() const;  // summed over prompts and completions
-  // Whether any completion ended with finish_kind::error, and its message (first one).
+  // Whether any completion ended with finish_reason::error, and its message (first one).
   [[nodiscard]] const std::optional<std::string>& error_message() const;
 
  private:
@@ -57,7 +57,7 @@ class response_builder {
     std::uint32_t num_streamed_tokens = 0;
     bool started = false;  // streaming: role chunk / echo text sent
     bool finished = false;
-    finish_kind reason = finish_kind::length;
+    finish_reason reason = finish_reason::length;
     std::optional<std::string> stop_string;
     std::uint32_t completion_tokens = 0;  // from the final
     std::uint32_t cached_prompt_tokens = 0;
@@ -96,8 +96,8 @@ class response_builder {
 
 // "cmpl-<32 hex>" or "chatcmpl-<32 hex>", random.
 [[nodiscard]] std::string make_response_id(api_kind kind);
-// finish_kind → OpenAI finish_reason: length → "length", stop → "stop", cancelled →
+// finish_reason → OpenAI finish_reason: length → "length", stop → "stop", cancelled →
 // "abort" (vLLM's), error → "error".
-[[nodiscard]] std::string_view finish_reason_name(finish_kind kind);
+[[nodiscard]] std::string_view finish_reason_name(finish_reason kind);
 
 }  // namespace pagedserve::net

@@ -9,10 +9,10 @@
 
 #include <boost/json.hpp>
 
+#include "common/result.h"
+#include "common/types.h"
 #include "runtime/chat/jinja/builtins.h"
 #include "runtime/chat/jinja/template.h"
-#include "runtime/core/result.h"
-#include "runtime/core/types.h"
 #include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve {

@@ -3,8 +3,8 @@
 
 #include <boost/json.hpp>
 
+#include "common/result.h"
 #include "runtime/chat/jinja/value.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve {
 

@@ -1,7 +1,5 @@
 #include "runtime/engine/engine_config.h"
 
-#include <algorithm>
-#include <limits>
 #include <string>
 
 namespace pagedserve {
@@ -13,22 +11,6 @@ status invalid(std::string message) {
 }
 
 std::string quoted(const std::string& value) { return "'" + value + "'"; }
-
-// The scheduler settings with num_blocks == 0 ("size automatically") replaced by the size
-// the engine would choose: max_num_seqs sequences of max_model_len, so that the scheduler's
-// own checks judge the other fields exactly as they will be used.
-sched::scheduler_config with_pool_sized(sched::scheduler_config config) {
-  if (config.num_blocks != 0) return config;
-  std::uint64_t blocks = 1;
-  if (config.block_size > 0) {
-    const std::uint64_t per_sequence =
-        (std::uint64_t{config.max_model_len} + config.block_size - 1) / config.block_size;
-    blocks = std::max<std::uint64_t>(1, per_sequence * config.max_num_seqs);
-  }
-  config.num_blocks = static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(blocks, std::numeric_limits<std::uint32_t>::max()));
-  return config;
-}
 
 status validate_model(const engine_config& config) {
   if (!config.model_dir.empty() && !config.model_config_file.empty()) {
@@ -64,7 +46,7 @@ status validate_model(const engine_config& config) {
 
 status validate(const engine_config& config) {
   if (status s = validate_model(config); !s) return s;
-  if (status s = sched::validate(with_pool_sized(config.sched)); !s) {
+  if (status s = sched::validate(config.sched); !s) {
     return invalid("sched: " + s.err().message);
   }
   if (config.max_waiting_requests < 1) {

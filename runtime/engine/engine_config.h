@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/metrics/histogram.h"
 #include "runtime/sched/scheduler_config.h"
 
@@ -23,9 +23,9 @@ struct engine_config {
   std::string dtype = "auto";        // auto | float32 | bfloat16 | float16 (CUDA; CPU: float32)
   std::uint64_t weights_seed = 0;    // dummy/demo weights
 
-  // KV pool: num_blocks blocks of sched.block_size tokens. 0: on the CPU, as many as needed
-  // for max_num_seqs sequences of max_model_len (capped, model_loading.h); on CUDA, what
-  // gpu_memory_utilization of the device leaves after a profiling forward (kv_pool_sizing.h).
+  // KV pool: num_blocks blocks of sched.block_size tokens. 0: sized at start-up by the
+  // engine_plan (engine_plan.h): on the CPU for max_num_seqs sequences of max_model_len
+  // (capped), on CUDA from what gpu_memory_utilization leaves after a profiling forward.
   sched::scheduler_config sched;
   double gpu_memory_utilization = 0.9;  // (0, 1]; CUDA only
   // CUDA: run decode steps eagerly instead of replaying captured graphs (debugging).

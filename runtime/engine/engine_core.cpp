@@ -17,9 +17,9 @@ namespace pagedserve {
 struct engine_core_base::completion {
   request_state* owner = nullptr;
   std::uint32_t index = 0;
-  request_id internal;  // the runtime scheduler's request id for this sequence
-  seq_id seq;           // valid once queued
-  bool queued = false;  // handed to the scheduler
+  completion_id internal;  // the scheduler's id for this completion
+  seq_id seq;              // valid once queued
+  bool queued = false;     // handed to the scheduler
   std::unique_ptr<output_stream> stream;
   std::uint32_t num_generated = 0;
   std::uint32_t num_cached_tokens = 0;
@@ -36,28 +36,11 @@ struct engine_core_base::request_state {
   double arrival_time = 0.0;  // engine_core::add's `now`
 };
 
-namespace {
-
-finish_kind finish_kind_of(sched::finish_reason reason) {
-  switch (reason) {
-    case sched::finish_reason::stopped:
-      return finish_kind::stop;
-    case sched::finish_reason::length:
-      return finish_kind::length;
-    case sched::finish_reason::cancelled:
-      return finish_kind::cancelled;
-    case sched::finish_reason::aborted:
-      return finish_kind::error;
-  }
-  return finish_kind::error;
-}
-
-}  // namespace
-
 engine_core_base::engine_core_base(engine_core_setup setup)
     : setup_(std::move(setup)),
+      limits_(request_limits_of(setup_.config, *setup_.plan, setup_.vocab_size, setup_.tok)),
       scheduler_(std::make_unique<sched::scheduler>(
-          setup_.config.sched, sched::make_paged_kv_policy(setup_.config.sched))) {}
+          setup_.plan->sched, sched::make_paged_kv_policy(setup_.plan->sched))) {}
 
 engine_core_base::~engine_core_base() = default;
 
@@ -96,54 +79,18 @@ std::vector<request_id> engine_core_base::live_requests() const {
 
 // ---- admission ----
 
-status engine_core_base::check_request(const generation_request& request) const {
-  const engine_config& config = setup_.config;
-  if (request.max_tokens == 0) {
-    return make_error(error_code::invalid_argument, "max_tokens must be at least 1");
-  }
-  if (request.n == 0 || request.n > config.max_n) {
-    return make_error(
-        error_code::invalid_argument,
-        "n must be in [1, " + std::to_string(config.max_n) + "], got " + std::to_string(request.n));
-  }
-  if (const status valid = request.sampling.validate(); !valid) return valid;
-  if (!request.stop.empty() && setup_.tok == nullptr) {
-    return make_error(error_code::invalid_argument,
-                      "stop strings need a tokenizer; this engine has none (use stop_token_ids)");
-  }
-  for (const std::string& stop : request.stop) {
-    if (stop.empty()) return make_error(error_code::invalid_argument, "empty stop string");
-  }
-  if (scheduler_->num_waiting() + request.n > config.max_waiting_requests) {
+// The one request check (request_check.h), then the queue limit.
+status engine_core_base::check_admission(generation_request& request) const {
+  if (status ok = prepare_request(limits_, request); !ok) return ok;
+  const std::uint32_t limit = setup_.config.max_waiting_requests;
+  if (scheduler_->num_waiting() + request.n > limit) {
     return make_error(error_code::overloaded, "too many waiting requests (limit " +
-                                                  std::to_string(config.max_waiting_requests) +
-                                                  "): retry later");
+                                                  std::to_string(limit) + "): retry later");
   }
   return status::success();
 }
 
-result<std::vector<token_id>> engine_core_base::prompt_ids(
-    const generation_request& request) const {
-  std::vector<token_id> ids = request.prompt_token_ids;
-  if (ids.empty() && !request.prompt.empty()) {
-    if (setup_.tok == nullptr) {
-      return make_error(error_code::invalid_argument,
-                        "a text prompt needs a tokenizer; this engine has none (send token ids)");
-    }
-    ids = setup_.tok->encode(request.prompt, request.add_special_tokens);
-  }
-  if (ids.empty()) return make_error(error_code::invalid_argument, "the prompt is empty");
-  for (const token_id id : ids) {
-    if (id < 0 || static_cast<std::uint32_t>(id) >= setup_.vocab_size) {
-      return make_error(error_code::invalid_argument, "prompt token id " + std::to_string(id) +
-                                                          " is outside the vocabulary [0, " +
-                                                          std::to_string(setup_.vocab_size) + ")");
-    }
-  }
-  return ids;
-}
-
-sched::request_spec engine_core_base::spec_for(const request_state& r, request_id internal,
+sched::request_spec engine_core_base::spec_for(const request_state& r, completion_id internal,
                                                double now) const {
   const generation_request& req = r.request;
   sched::request_spec spec;
@@ -167,14 +114,12 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
     ++totals_.num_rejected;
     return e;
   };
-  if (const status valid = check_request(request); !valid) return reject(valid.err());
-  auto ids = prompt_ids(request);
-  if (!ids) return reject(ids.err());
+  if (const status valid = check_admission(request); !valid) return reject(valid.err());
 
   auto state = std::make_unique<request_state>();
   state->id = request_id{next_request_++};
   state->arrival_time = now;
-  state->prompt_ids = std::move(*ids);
+  state->prompt_ids = std::move(request.prompt_token_ids);
   state->request = std::move(request);
   state->request.prompt_token_ids.clear();
   state->request.prompt.clear();
@@ -184,7 +129,7 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
     completion& c = state->completions[i];
     c.owner = state.get();
     c.index = i;
-    c.internal = request_id{next_internal_++};
+    c.internal = completion_id{next_internal_++};
     c.stream = std::make_unique<output_stream>(
         setup_.tok, state->request.stop, state->request.skip_special_tokens, state->prompt_ids);
   }
@@ -287,8 +232,8 @@ void engine_core_base::emit_token(completion& c, const sched::sampled_token& sam
   if (!delta.stop_string) return;
   // The text reached a stop string: the scheduler stops the sequence now (its blocks go
   // back at once); its own finished event is then ignored since the completion is done.
-  (void)scheduler_->finish_request(c.internal, sched::finish_reason::stopped, now);
-  end_completion(c, finish_kind::stop, std::string(), events, std::move(delta.stop_string));
+  (void)scheduler_->finish_request(c.internal, finish_reason::stop, now);
+  end_completion(c, finish_reason::stop, std::string(), events, std::move(delta.stop_string));
 }
 
 // The stream never holds token ids back (only text), so a chunk carries the one token just
@@ -319,8 +264,8 @@ void engine_core_base::route_scheduler_events(std::vector<event>& events) {
     if (const auto* admitted = std::get_if<sched::request_scheduled>(&e)) {
       c.num_cached_tokens = admitted->num_cached_tokens;
     } else if (const auto* done = std::get_if<sched::request_finished>(&e)) {
-      const finish_kind kind = finish_kind_of(done->reason);
-      std::string why = kind == finish_kind::error ? abort_reason_ : std::string();
+      const finish_reason kind = (done->reason);
+      std::string why = kind == finish_reason::error ? abort_reason_ : std::string();
       end_completion(c, kind, why, events);
       // Completion 0 ended before its first token: its siblings never start.
       if (c.index == 0 && c.num_generated == 0) end_unqueued(*c.owner, kind, why, events);
@@ -328,7 +273,7 @@ void engine_core_base::route_scheduler_events(std::vector<event>& events) {
   }
 }
 
-void engine_core_base::end_unqueued(request_state& r, finish_kind reason, const std::string& why,
+void engine_core_base::end_unqueued(request_state& r, finish_reason reason, const std::string& why,
                                     std::vector<event>& events) {
   for (completion& c : r.completions) {
     if (!c.queued && !c.done) end_completion(c, reason, why, events);
@@ -337,8 +282,8 @@ void engine_core_base::end_unqueued(request_state& r, finish_kind reason, const 
 
 // The final of `c`: what the stream still held (not after an abort or a cancel's
 // truncation: a cancelled completion still gets its held text, it was generated).
-void engine_core_base::end_completion(completion& c, finish_kind reason, std::string error_message,
-                                      std::vector<event>& events,
+void engine_core_base::end_completion(completion& c, finish_reason reason,
+                                      std::string error_message, std::vector<event>& events,
                                       std::optional<std::string> stop_string) {
   request_final final_event;
   final_event.stop_string = std::move(stop_string);
@@ -346,15 +291,15 @@ void engine_core_base::end_completion(completion& c, finish_kind reason, std::st
   final_event.index = c.index;
   final_event.reason = reason;
   final_event.error_message = std::move(error_message);
-  if (reason != finish_kind::error) final_event.text = c.stream->flush();
+  if (reason != finish_reason::error) final_event.text = c.stream->flush();
   final_event.usage = request_usage{static_cast<std::uint32_t>(c.owner->prompt_ids.size()),
                                     c.num_generated, c.num_cached_tokens};
   if (c.first_scheduled) final_event.queue_time_s = *c.first_scheduled - c.owner->arrival_time;
   c.done = true;
   if (++c.owner->num_done == c.owner->completions.size()) ended_.push_back(c.owner->id);
   ++totals_.num_finished;
-  if (reason == finish_kind::cancelled) ++totals_.num_cancelled;
-  if (reason == finish_kind::error) ++totals_.num_failed;
+  if (reason == finish_reason::cancelled) ++totals_.num_cancelled;
+  if (reason == finish_reason::error) ++totals_.num_failed;
   events.push_back(event{c.owner->id, std::move(final_event)});
 }
 
@@ -374,7 +319,7 @@ bool engine_core_base::cancel_request(request_id id, double now, std::vector<eve
     if (!c.done && c.queued) (void)scheduler_->cancel(c.internal, now);
   }
   route_scheduler_events(events);
-  end_unqueued(*it->second, finish_kind::cancelled, std::string(), events);
+  end_unqueued(*it->second, finish_reason::cancelled, std::string(), events);
   return true;
 }
 
@@ -398,7 +343,7 @@ engine_stats engine_core_base::stats() const {
   const sched::scheduler_totals& t = scheduler_->totals();
   s.num_running = scheduler_->num_running();
   s.num_waiting = scheduler_->num_waiting();
-  s.num_total_blocks = setup_.config.sched.num_blocks;
+  s.num_total_blocks = setup_.plan->sched.num_blocks;
   s.num_free_blocks = s.num_total_blocks - scheduler_->kv().num_blocks_held();
   s.kv_usage = scheduler_->kv().usage();
   s.num_preemptions = t.num_preemptions;

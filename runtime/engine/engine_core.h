@@ -25,10 +25,12 @@
 #include <variant>
 #include <vector>
 
-#include "runtime/core/ids.h"
-#include "runtime/core/result.h"
+#include "common/ids.h"
+#include "common/result.h"
 #include "runtime/engine/engine_config.h"
+#include "runtime/engine/engine_plan.h"
 #include "runtime/engine/generation_request.h"
+#include "runtime/engine/request_check.h"
 #include "runtime/engine/step_executor.h"
 #include "runtime/model/model_config.h"
 #include "runtime/sched/scheduler.h"
@@ -50,7 +52,8 @@ struct outgoing {
 
 // Everything engine_core knows about the model and memory at start-up.
 struct engine_core_setup {
-  engine_config config;                 // config.sched.num_blocks already resolved (> 0)
+  engine_config config;  // as given (the pool's size is the plan's, not config.sched's)
+  std::shared_ptr<const engine_plan> plan;
   std::vector<token_id> eos_token_ids;  // model config + generation_config + tokenizer
   std::uint32_t vocab_size = 0;
   std::shared_ptr<const tokenizer> tok;  // may be null: prompts must be token ids
@@ -94,9 +97,8 @@ class engine_core_base {
   void take_ended(std::vector<request_id>& out);
 
  private:
-  [[nodiscard]] status check_request(const generation_request& request) const;
-  [[nodiscard]] result<std::vector<token_id>> prompt_ids(const generation_request& request) const;
-  [[nodiscard]] sched::request_spec spec_for(const request_state& r, request_id internal,
+  [[nodiscard]] status check_admission(generation_request& request) const;
+  [[nodiscard]] sched::request_spec spec_for(const request_state& r, completion_id internal,
                                              double now) const;
   void emit_tokens(const sched::step_output& output, double now, std::vector<event>& events);
   void emit_token(completion& c, const sched::sampled_token& sampled, double now,
@@ -104,18 +106,19 @@ class engine_core_base {
   void attach_logprobs(const completion& c, const sched::sampled_token& sampled,
                        token_chunk& chunk) const;
   void add_siblings(request_state& r, double now);
-  void end_unqueued(request_state& r, finish_kind reason, const std::string& why,
+  void end_unqueued(request_state& r, finish_reason reason, const std::string& why,
                     std::vector<event>& events);
   void route_scheduler_events(std::vector<event>& events);
-  void end_completion(completion& c, finish_kind reason, std::string error_message,
+  void end_completion(completion& c, finish_reason reason, std::string error_message,
                       std::vector<event>& events,
                       std::optional<std::string> stop_string = std::nullopt);
   void count_step(const sched::step_plan& plan);
 
   engine_core_setup setup_;
+  request_limits limits_;
   std::unique_ptr<sched::scheduler> scheduler_;
   std::unordered_map<request_id, std::unique_ptr<request_state>> requests_;
-  std::unordered_map<request_id, completion*> by_internal_id_;  // runtime scheduler's ids
+  std::unordered_map<completion_id, completion*> by_internal_id_;  // the scheduler's ids
   std::unordered_map<seq_id, completion*> by_seq_;
   std::vector<request_id> ended_;
   std::uint64_t next_request_ = 1;

@@ -12,10 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/core/ids.h"
-#include "runtime/core/types.h"
+#include "common/ids.h"
+#include "common/types.h"
 #include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/sampling_params.h"
+#include "runtime/sched/finish_reason.h"
 
 namespace pagedserve {
 
@@ -36,15 +37,6 @@ struct generation_request {
   // which already contains them).
   bool add_special_tokens = true;
 };
-
-enum class finish_kind {
-  length,     // max_tokens reached
-  stop,       // EOS, a stop token id or a stop string
-  cancelled,  // cancel() or the sink went away
-  error,      // the request failed (step failure, shutdown timeout, rejection after admission)
-};
-
-[[nodiscard]] std::string_view to_string(finish_kind kind);
 
 // One generated token's log-probability and the most likely alternatives at its position
 // (the model's raw distribution: log_softmax of the logits, see runtime/sampling/logprobs.h).
@@ -72,7 +64,7 @@ struct request_usage {
 struct request_final {
   request_id request;
   std::uint32_t index = 0;
-  finish_kind reason = finish_kind::length;
+  finish_reason reason = finish_reason::length;
   std::string error_message;               // reason == error
   std::optional<std::string> stop_string;  // the stop string that ended it, if any
   std::string text;                        // text held back until now (flushed), may be empty

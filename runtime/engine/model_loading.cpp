@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -78,21 +77,6 @@ result<loaded_model> load_engine_model(const engine_config& config) {
   out.weights = std::move(*weights);
   out.tok = std::move(*tok);
   return out;
-}
-
-std::uint32_t resolve_num_blocks(const engine_config& config, const model_config& model) {
-  const auto& sched = config.sched;
-  if (sched.num_blocks > 0) return sched.num_blocks;
-  const std::uint64_t per_sequence =
-      (std::uint64_t{sched.max_model_len} + sched.block_size - 1) / sched.block_size;
-  const std::uint64_t wanted = per_sequence * sched.max_num_seqs;
-  const std::uint64_t bytes_per_block =
-      2 * sizeof(float) * static_cast<std::uint64_t>(model.num_layers) * sched.block_size *
-      static_cast<std::uint64_t>(model.kv_size());
-  const std::uint64_t affordable = k_default_kv_bytes / std::max<std::uint64_t>(1, bytes_per_block);
-  const std::uint64_t blocks = std::max(per_sequence, std::min(wanted, affordable));
-  return static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(blocks, std::numeric_limits<std::uint32_t>::max()));
 }
 
 }  // namespace pagedserve

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/engine/engine_config.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/model_config.h"
@@ -31,12 +31,5 @@ struct loaded_model {
 [[nodiscard]] result<model_config> load_engine_model_config(const engine_config& config);
 [[nodiscard]] result<std::shared_ptr<const checkpoint>> load_engine_weights(
     const engine_config& config, const model_config& model);
-
-// config.sched.num_blocks when set; else room for max_num_seqs sequences of max_model_len,
-// capped at k_default_kv_bytes of fp32 KV memory (but never below one full sequence).
-[[nodiscard]] std::uint32_t resolve_num_blocks(const engine_config& config,
-                                               const model_config& model);
-
-inline constexpr std::uint64_t k_default_kv_bytes = std::uint64_t{1} << 30;
 
 }  // namespace pagedserve

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/core/types.h"
+#include "common/types.h"
 #include "runtime/tokenizer/detokenizer.h"
 #include "runtime/tokenizer/tokenizer.h"
 

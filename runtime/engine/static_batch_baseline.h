@@ -25,8 +25,8 @@
 #include <span>
 #include <vector>
 
-#include "runtime/core/result.h"
-#include "runtime/core/types.h"
+#include "common/result.h"
+#include "common/types.h"
 #include "runtime/model/model_config.h"
 #include "runtime/sched/workload.h"
 

@@ -15,10 +15,9 @@
 // into this step's inputs (device_sampling.h); the host learns it at collect().
 // On the CPU every step has finished when submit() returns.
 //
-// Start-up on CUDA: with num_blocks = 0 the KV pool takes what gpu_memory_utilization of the
-// device leaves after a profiling forward (runtime/forward/kv_pool_sizing.h); decode graphs
-// are captured for vLLM's ladder of batch sizes up to max_num_seqs at max_model_len, unless
-// enforce_eager.
+// Start-up: the executor is made from an engine_plan (engine_plan.h: the pool's size, the
+// decode graphs to capture) and the model's forward on its backend; engine_start.h makes
+// all three. It allocates the planned pool and captures the planned graphs.
 //
 // Failure: if a step throws (backend error, injected fault), every sequence of that step is
 // dropped from the executor's state and its collect() returns the error; entries of later
@@ -32,17 +31,19 @@
 #include <span>
 #include <string>
 
+#include "common/ids.h"
+#include "common/result.h"
 #include "kernels/backend.h"
-#include "runtime/core/ids.h"
-#include "runtime/core/result.h"
 #include "runtime/engine/device_sampling.h"
-#include "runtime/model/model_config.h"
+#include "runtime/engine/engine_plan.h"
 #include "runtime/sampling/sampling_params.h"
 #include "runtime/sched/step_plan.h"
 
 namespace pagedserve {
 
-class checkpoint;
+namespace forward {
+class model_forward;
+}
 
 // How a new sequence samples. Sent with the plan that first schedules it.
 struct sequence_sampling {
@@ -51,36 +52,14 @@ struct sequence_sampling {
   std::uint64_t sequence_index = 0;  // which of the request's n completions (random stream)
 };
 
-struct step_executor_config {
-  model_config model;
-  std::shared_ptr<const checkpoint> weights;  // host weights; uploaded at create()
-  std::unique_ptr<kernels::backend> backend;  // null: the CPU reference backend
-  std::uint32_t block_size = 16;
-  // KV pool size; 0: planned from the device's memory (backends with memory figures only).
-  std::uint32_t num_blocks = 0;
-  double gpu_memory_utilization = 0.9;
-  // The largest step the scheduler plans (the workspace is reserved for it before graph
-  // capture, and the profiling forward runs it).
-  std::uint32_t max_num_batched_tokens = 2048;
-  std::uint32_t max_num_seqs = 256;
-  std::uint32_t max_model_len = 4096;
-  bool enforce_eager = false;  // no decode graphs
+// What an executor is made of.
+struct step_executor_parts {
+  std::unique_ptr<kernels::backend> backend;
+  std::unique_ptr<forward::model_forward> forward;  // the model's weights on *backend
+  std::shared_ptr<const engine_plan> plan;
   // Test hook: called before each step's forward with the step index; may throw to inject
   // a failure into that step.
   std::function<void(std::uint64_t step)> before_step;
-};
-
-// What create() set up, for the start-up log.
-struct step_executor_setup {
-  std::uint32_t num_blocks = 0;
-  std::int64_t bytes_per_block = 0;
-  std::int64_t kv_bytes = 0;         // the whole pool, padding block included
-  bool planned_from_memory = false;  // num_blocks came from gpu_memory_utilization
-  std::int64_t device_total_bytes = 0;
-  std::int64_t in_use_bytes = 0;      // after profiling, before the KV pool
-  double max_concurrency = 0.0;       // sequences of max_model_len the pool holds at once
-  std::size_t num_decode_graphs = 0;  // 0: eager
-  bool samples_on_device = false;
 };
 
 // One collected step: its output or why it failed, and what it cost.
@@ -95,9 +74,9 @@ struct collected_step {
 
 class step_executor {
  public:
-  // Errors: weights that do not match the model, a KV pool that cannot hold one sequence of
-  // max_model_len, num_blocks 0 on a backend without memory figures.
-  [[nodiscard]] static result<std::unique_ptr<step_executor>> create(step_executor_config config);
+  // Allocates the plan's KV pool, the device sampler where the backend samples, and
+  // captures the plan's decode graphs.
+  [[nodiscard]] static std::unique_ptr<step_executor> create(step_executor_parts parts);
   virtual ~step_executor() = default;
 
   // Registers sampling for sequences new in `plan` and enqueues it. The plan's `finished`
@@ -120,7 +99,9 @@ class step_executor {
   }
 
   [[nodiscard]] virtual std::size_t num_live_sequences() const = 0;
-  [[nodiscard]] virtual const step_executor_setup& setup() const = 0;
+  [[nodiscard]] virtual const engine_plan& plan() const = 0;
+  // Decode graphs captured at create(); 0: eager.
+  [[nodiscard]] virtual std::size_t num_decode_graphs() const = 0;
 };
 
 }  // namespace pagedserve

@@ -9,9 +9,9 @@
 #include <span>
 #include <vector>
 
+#include "common/ids.h"
+#include "common/types.h"
 #include "kernels/tensor.h"
-#include "runtime/core/ids.h"
-#include "runtime/core/types.h"
 
 namespace pagedserve::forward {
 

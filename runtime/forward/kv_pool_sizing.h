@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/forward/model_forward.h"
 
 namespace pagedserve::forward {

@@ -6,8 +6,8 @@
 
 #include <vector>
 
+#include "common/result.h"
 #include "kernels/backend.h"
-#include "runtime/core/result.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/model_config.h"
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <span>
 
-#include "runtime/core/types.h"
+#include "common/types.h"
 
 namespace pagedserve::kv {
 

@@ -14,8 +14,8 @@
 #include <span>
 #include <vector>
 
-#include "runtime/core/ids.h"
-#include "runtime/core/types.h"
+#include "common/ids.h"
+#include "common/types.h"
 #include "runtime/kv/block_hash.h"
 #include "runtime/kv/cached_block_map.h"
 #include "runtime/kv/free_block_queue.h"

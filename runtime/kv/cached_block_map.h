@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "runtime/core/ids.h"
+#include "common/ids.h"
 #include "runtime/kv/block_hash.h"
 #include "runtime/kv/kv_block.h"
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "runtime/core/ids.h"
+#include "common/ids.h"
 #include "runtime/kv/block_hash.h"
 
 namespace pagedserve::kv {

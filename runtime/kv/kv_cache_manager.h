@@ -22,8 +22,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/core/ids.h"
-#include "runtime/core/types.h"
+#include "common/ids.h"
+#include "common/types.h"
 #include "runtime/kv/block_hash.h"
 #include "runtime/kv/block_pool.h"
 

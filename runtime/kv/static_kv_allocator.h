@@ -17,7 +17,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "runtime/core/ids.h"
+#include "common/ids.h"
 
 namespace pagedserve::kv {
 

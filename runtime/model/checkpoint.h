@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/model/model_config.h"
 
 namespace pagedserve {

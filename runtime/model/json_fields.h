@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 
 namespace pagedserve::detail {
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <span>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 
 namespace pagedserve {
 

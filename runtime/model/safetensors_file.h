@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/model/mapped_file.h"
 #include "runtime/model/model_config.h"
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 
 namespace pagedserve {
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "runtime/core/types.h"
+#include "common/types.h"
 
 namespace pagedserve {
 

@@ -35,7 +35,7 @@
 #include <cstdint>
 #include <span>
 
-#include "runtime/core/types.h"
+#include "common/types.h"
 #include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/philox.h"
 #include "runtime/sampling/sampling_params.h"

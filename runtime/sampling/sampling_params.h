@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 
 namespace pagedserve {
 

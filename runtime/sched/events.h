@@ -7,13 +7,13 @@
 #include <cstdint>
 #include <variant>
 
-#include "runtime/core/ids.h"
+#include "common/ids.h"
 #include "runtime/sched/sequence.h"
 
 namespace pagedserve::sched {
 
 struct event_stamp {
-  request_id request;
+  completion_id request;
   seq_id seq;
   std::uint64_t step = 0;
   double time = 0.0;

@@ -30,36 +30,37 @@ step_output fake_executor::run(const step_plan& plan) {
   step_output output;
   output.step = plan.step;
   for (const scheduled_sequence& entry : plan.scheduled) {
-    if (entry.kind != schedule_kind::continuing) load(entry);
-    const auto it = sequences_.find(entry.seq);
-    expect(it != sequences_.end());
-    if (it == sequences_.end()) continue;
-    seq_state& state = it->second;
-    expect(entry.first_position == state.num_computed);
-    state.num_blocks += entry.kind == schedule_kind::continuing ? entry.block_ids.size() : 0;
-    state.num_computed = entry.first_position + entry.num_scheduled_tokens;
-    expect(state.num_computed <= state.tokens.size());
-    if (block_size_ > 0) expect(state.num_blocks * block_size_ >= state.num_computed);
-    expect(entry.samples == (state.num_computed == state.tokens.size()));
-    if (!entry.samples) continue;
-    const token_id token = next_token(state.hash);
-    state.tokens.push_back(token);
-    state.hash = extend_hash(state.hash, token);
+    seq_state* state = take_entry(entry);
+    if (state == nullptr || !entry.samples) continue;
+    const token_id token = next_token(state->hash);
+    state->tokens.push_back(token);
+    state->hash = extend_hash(state->hash, token);
     output.sampled.push_back(sampled_token{entry.seq, token});
   }
   return output;
 }
 
-// New or resumed: everything known about the sequence arrives now; nothing is computed yet
-// beyond first_position (the prefix cache's part).
-void fake_executor::load(const scheduled_sequence& entry) {
-  seq_state state;
-  state.tokens = entry.token_ids;
-  for (const token_id token : state.tokens) state.hash = extend_hash(state.hash, token);
-  state.num_computed = entry.first_position;
-  state.num_blocks = entry.block_ids.size();
-  expect(!sequences_.contains(entry.seq));
-  sequences_[entry.seq] = std::move(state);
+// The entry's data into the mirror; null (a protocol error counted) when they disagree.
+fake_executor::seq_state* fake_executor::take_entry(const scheduled_sequence& entry) {
+  if (entry.kind != schedule_kind::continuing) {
+    // New or resumed: a finished or preempted sequence left no state behind.
+    expect(!sequences_.contains(entry.seq));
+    sequences_[entry.seq] = seq_state{};
+  }
+  const auto it = sequences_.find(entry.seq);
+  expect(it != sequences_.end());
+  if (it == sequences_.end()) return nullptr;
+  seq_state& state = it->second;
+  const std::optional<std::string> why = state.apply(entry, block_size_);
+  expect(!why.has_value());
+  if (why) return nullptr;
+  if (entry.kind != schedule_kind::continuing) {
+    state.hash = 0;
+    for (const token_id token : state.tokens) state.hash = extend_hash(state.hash, token);
+  }
+  // Stricter than the mirror: an entry that reaches the last known token must sample.
+  expect(entry.samples || state.num_computed < state.tokens.size());
+  return &state;
 }
 
 }  // namespace pagedserve::sched

@@ -1,13 +1,15 @@
 #pragma once
 // fake_executor: stands in for the model in the simulator (see simulator.h). Its state comes
-// only from step plans, so it also checks that plans carry what an executor needs.
+// only from step plans (the same sequence_mirror as the model executor's), so it also
+// checks that plans carry what an executor needs.
 
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/core/ids.h"
-#include "runtime/core/types.h"
+#include "common/ids.h"
+#include "common/types.h"
+#include "runtime/sched/sequence_mirror.h"
 #include "runtime/sched/step_plan.h"
 
 namespace pagedserve::sched {
@@ -28,14 +30,11 @@ class fake_executor {
   [[nodiscard]] static std::uint64_t extend_hash(std::uint64_t hash, token_id token);
 
  private:
-  struct seq_state {
-    std::vector<token_id> tokens;
+  struct seq_state : sequence_mirror {
     std::uint64_t hash = 0;  // over every token in `tokens`
-    std::uint32_t num_computed = 0;
-    std::size_t num_blocks = 0;
   };
 
-  void load(const scheduled_sequence& entry);
+  seq_state* take_entry(const scheduled_sequence& entry);
   void expect(bool condition) { num_protocol_errors_ += condition ? 0 : 1; }
 
   std::uint32_t block_size_ = 0;

@@ -11,8 +11,8 @@
 #include <span>
 #include <string_view>
 
-#include "runtime/core/ids.h"
-#include "runtime/core/types.h"
+#include "common/ids.h"
+#include "common/types.h"
 #include "runtime/kv/kv_cache_manager.h"
 #include "runtime/sched/scheduler_config.h"
 

@@ -49,7 +49,7 @@ result<seq_id> scheduler::add_request(request_spec spec, double now) {
                       std::to_string(kv_->max_tokens_per_sequence()) + " tokens)");
   }
   const seq_id id{next_seq_++};
-  const request_id request = spec.id;
+  const completion_id request = spec.id;
   auto owned = std::make_unique<tracked>(sequence(id, std::move(spec)));
   tracked& t = *owned;
   sequences_.emplace(request, std::move(owned));
@@ -58,11 +58,11 @@ result<seq_id> scheduler::add_request(request_spec spec, double now) {
   return id;
 }
 
-bool scheduler::cancel(request_id request, double now) {
+bool scheduler::cancel(completion_id request, double now) {
   return finish_request(request, finish_reason::cancelled, now);
 }
 
-bool scheduler::finish_request(request_id request, finish_reason reason, double now) {
+bool scheduler::finish_request(completion_id request, finish_reason reason, double now) {
   const auto it = sequences_.find(request);
   if (it == sequences_.end()) return false;
   tracked& t = *it->second;
@@ -87,7 +87,7 @@ std::uint32_t scheduler::num_running() const { return static_cast<std::uint32_t>
 
 std::uint32_t scheduler::num_waiting() const { return static_cast<std::uint32_t>(waiting_.size()); }
 
-const sequence* scheduler::find(request_id request) const {
+const sequence* scheduler::find(completion_id request) const {
   const auto it = sequences_.find(request);
   return it == sequences_.end() ? nullptr : &it->second->seq;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // scheduler: the continuous-batching policy. Pure bookkeeping over a kv_policy; the caller
-// drives it one step at a time and supplies the time (no clocks inside):
+// drives it one step at a time and supplies the time (no clocks inside). A request here is
+// one completion (completion_id; engine_core splits a client's n > 1 request into n):
 //
 //   add_request(spec, now)        -> seq id, or an error when the request can never fit
 //   schedule(now)                 -> step_plan (phase 1: running, phase 2: waiting)
@@ -29,7 +30,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/sched/events.h"
 #include "runtime/sched/kv_policy.h"
 #include "runtime/sched/scheduler_config.h"
@@ -69,14 +70,14 @@ class scheduler {
   void schedule(double now, step_plan& plan);
   void update_from_output(const step_output& output, double now);
   // False when the request is unknown or already finished.
-  bool cancel(request_id request, double now);
+  bool cancel(completion_id request, double now);
   // Ends a request for a reason found outside (a stop string matched on its text): like
   // cancel, with `reason` in its request_finished event.
-  bool finish_request(request_id request, finish_reason reason, double now);
+  bool finish_request(completion_id request, finish_reason reason, double now);
   // The oldest step in flight failed (its output will never come): it is dropped, and
   // every unfinished sequence it computed ends as aborted (its KV is not trustworthy).
   // Returns their requests. `step` must be the oldest step in flight.
-  std::vector<request_id> abort_step(std::uint64_t step, double now);
+  std::vector<completion_id> abort_step(std::uint64_t step, double now);
 
   // Events since the last call, in the order they happened.
   [[nodiscard]] std::vector<scheduler_event> take_events();
@@ -94,7 +95,7 @@ class scheduler {
   [[nodiscard]] std::uint32_t num_running() const;
   [[nodiscard]] std::uint32_t num_waiting() const;
   // Unfinished sequences only (finished ones are dropped at once).
-  [[nodiscard]] const sequence* find(request_id request) const;
+  [[nodiscard]] const sequence* find(completion_id request) const;
   [[nodiscard]] const scheduler_totals& totals() const { return totals_; }
   [[nodiscard]] const scheduler_config& config() const { return config_; }
   [[nodiscard]] const kv_policy& kv() const { return *kv_; }
@@ -176,7 +177,7 @@ class scheduler {
 
   scheduler_config config_;
   std::unique_ptr<kv_policy> kv_;
-  std::unordered_map<request_id, std::unique_ptr<tracked>> sequences_;
+  std::unordered_map<completion_id, std::unique_ptr<tracked>> sequences_;
   std::vector<tracked*> running_;            // admission order
   std::map<waiting_key, tracked*> waiting_;  // policy order
   std::vector<tracked*> planned_;            // entries of the plan being built

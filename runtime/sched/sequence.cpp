@@ -21,20 +21,6 @@ std::string_view to_string(sequence_status status) {
   return "unknown";
 }
 
-std::string_view to_string(finish_reason reason) {
-  switch (reason) {
-    case finish_reason::stopped:
-      return "stop";
-    case finish_reason::length:
-      return "length";
-    case finish_reason::cancelled:
-      return "cancelled";
-    case finish_reason::aborted:
-      return "aborted";
-  }
-  return "unknown";
-}
-
 sequence::sequence(seq_id seq, request_spec spec)
     : tokens_(std::move(spec.prompt_token_ids)),
       num_prompt_tokens_(static_cast<std::uint32_t>(tokens_.size())),

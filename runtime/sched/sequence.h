@@ -21,26 +21,19 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/core/ids.h"
-#include "runtime/core/types.h"
+#include "common/ids.h"
+#include "common/types.h"
+#include "runtime/sched/finish_reason.h"
 
 namespace pagedserve::sched {
 
 enum class sequence_status { waiting, running, preempted, finished };
 
-enum class finish_reason {
-  stopped,    // EOS or one of the request's stop token ids
-  length,     // max_tokens reached
-  cancelled,  // cancel() by the caller
-  aborted,    // the step computing it failed (abort_step)
-};
-
 [[nodiscard]] std::string_view to_string(sequence_status status);
-[[nodiscard]] std::string_view to_string(finish_reason reason);
 
 // What the caller asks for; the scheduler checks it in add_request.
 struct request_spec {
-  request_id id;
+  completion_id id;
   std::vector<token_id> prompt_token_ids;
   std::uint32_t max_tokens = 16;
   std::int32_t priority = 0;             // smaller is served first under the priority policy
@@ -55,7 +48,7 @@ class sequence {
   sequence(seq_id seq, request_spec spec);
 
   [[nodiscard]] seq_id id() const { return id_; }
-  [[nodiscard]] request_id request() const { return request_; }
+  [[nodiscard]] completion_id request() const { return request_; }
   [[nodiscard]] const request_spec& spec() const { return spec_; }
   [[nodiscard]] std::int32_t priority() const { return spec_.priority; }
   [[nodiscard]] double arrival_time() const { return spec_.arrival_time; }
@@ -120,7 +113,7 @@ class sequence {
 
   // The stop condition after `token` was appended, if any.
   [[nodiscard]] std::optional<finish_reason> check_stop(token_id token) const {
-    if (may_stop_on_token_ && stops_on(token)) return finish_reason::stopped;
+    if (may_stop_on_token_ && stops_on(token)) return finish_reason::stop;
     if (num_output_tokens() >= max_tokens_) return finish_reason::length;
     return std::nullopt;
   }
@@ -141,7 +134,7 @@ class sequence {
   bool may_stop_on_token_ = false;  // an EOS that counts, or stop token ids
   bool was_ever_scheduled_ = false;
   seq_id id_;
-  request_id request_;  // copy of spec_.id
+  completion_id request_;  // copy of spec_.id
   // Cold.
   request_spec spec_;
   std::optional<finish_reason> reason_;

@@ -120,7 +120,7 @@ class report_builder {
 
 request_spec spec_for(const workload_request& request, std::size_t index, double arrival_time) {
   request_spec spec;
-  spec.id = request_id{index};
+  spec.id = completion_id{index};
   spec.prompt_token_ids = request.prompt_token_ids;
   spec.max_tokens = request.max_tokens;
   spec.priority = request.priority;

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 #include "runtime/sched/scheduler_config.h"
 #include "runtime/sched/workload.h"
 

@@ -11,8 +11,8 @@
 #include <optional>
 #include <vector>
 
-#include "runtime/core/ids.h"
-#include "runtime/core/types.h"
+#include "common/ids.h"
+#include "common/types.h"
 #include "runtime/sampling/logprobs.h"
 #include "runtime/sched/events.h"
 
@@ -26,7 +26,7 @@ enum class schedule_kind {
 
 struct scheduled_sequence {
   seq_id seq;
-  request_id request;
+  completion_id request;
   schedule_kind kind = schedule_kind::continuing;
   std::uint32_t first_position = 0;  // == num_computed_tokens before the step
   std::uint32_t num_scheduled_tokens = 0;

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/core/result.h"
-#include "runtime/core/types.h"
+#include "common/result.h"
+#include "common/types.h"
 
 namespace pagedserve::sched {
 

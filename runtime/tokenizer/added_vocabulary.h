@@ -14,8 +14,8 @@
 #include <boost/json/fwd.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 
-#include "runtime/core/result.h"
-#include "runtime/core/types.h"
+#include "common/result.h"
+#include "common/types.h"
 
 namespace pagedserve {
 

@@ -17,8 +17,8 @@
 #include <boost/json/fwd.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 
-#include "runtime/core/result.h"
-#include "runtime/core/types.h"
+#include "common/result.h"
+#include "common/types.h"
 #include "runtime/tokenizer/merge_table.h"
 #include "runtime/tokenizer/vocab_table.h"
 

@@ -11,7 +11,7 @@
 
 #include <boost/json/fwd.hpp>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 
 namespace pagedserve {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/core/types.h"
+#include "common/types.h"
 
 namespace pagedserve {
 

@@ -8,7 +8,7 @@
 
 #include <boost/json/fwd.hpp>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 
 namespace pagedserve {
 

@@ -9,7 +9,7 @@
 
 #include <boost/json/fwd.hpp>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 
 namespace pagedserve {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/core/types.h"
+#include "common/types.h"
 
 namespace pagedserve {
 

@@ -265,7 +265,7 @@ TEST(engine_actor, every_golden_model_streams_the_hf_greedy_tokens_for_concurren
       ASSERT_TRUE(wait(probes[i].final_seen)) << "prompt " << i;
       std::lock_guard lock(probes[i].log->mu);
       EXPECT_EQ(probes[i].log->tokens, prompts[i].greedy) << "prompt " << i;
-      EXPECT_EQ(probes[i].log->finals.at(0).reason, finish_kind::length) << "prompt " << i;
+      EXPECT_EQ(probes[i].log->finals.at(0).reason, finish_reason::length) << "prompt " << i;
     }
   }
 }
@@ -280,7 +280,7 @@ TEST(engine_actor, cancel_after_the_first_chunk_ends_with_cancelled_and_returns_
   ASSERT_TRUE(wait(p.final_seen));
   {
     std::lock_guard lock(p.log->mu);
-    EXPECT_EQ(p.log->finals.at(0).reason, finish_kind::cancelled);
+    EXPECT_EQ(p.log->finals.at(0).reason, finish_reason::cancelled);
     EXPECT_LT(p.log->tokens.size(), 1000u);
     EXPECT_EQ(p.log->finals.at(0).usage.completion_tokens, p.log->tokens.size());
   }
@@ -382,14 +382,14 @@ TEST(engine_actor, a_failed_step_fails_exactly_its_requests_and_the_engine_goes_
     ASSERT_TRUE(wait(p.final_seen));
     std::lock_guard lock(p.log->mu);
     const request_final& final = p.log->finals.at(0);
-    if (final.reason == finish_kind::error) {
+    if (final.reason == finish_reason::error) {
       ++num_failed;
       EXPECT_NE(final.error_message.find("step " + std::to_string(k_bad_step)), std::string::npos)
           << final.error_message;
       EXPECT_NE(final.error_message.find("injected fault"), std::string::npos)
           << final.error_message;
     } else {
-      EXPECT_EQ(final.reason, finish_kind::length);
+      EXPECT_EQ(final.reason, finish_reason::length);
       EXPECT_EQ(p.log->tokens.size(), 16u);
     }
   }
@@ -403,7 +403,7 @@ TEST(engine_actor, a_failed_step_fails_exactly_its_requests_and_the_engine_goes_
   for (auto& p : later) {
     ASSERT_TRUE(wait(p.final_seen));
     std::lock_guard lock(p.log->mu);
-    EXPECT_EQ(p.log->finals.at(0).reason, finish_kind::length);
+    EXPECT_EQ(p.log->finals.at(0).reason, finish_reason::length);
     EXPECT_EQ(p.log->tokens.size(), 8u);
   }
   const engine_stats s = engine.stats_when_idle();
@@ -460,7 +460,7 @@ TEST(engine_actor, shutdown_with_a_long_timeout_drains_running_requests) {
   for (auto& p : probes) {
     ASSERT_TRUE(wait(p.final_seen));
     std::lock_guard lock(p.log->mu);
-    EXPECT_EQ(p.log->finals.at(0).reason, finish_kind::length);
+    EXPECT_EQ(p.log->finals.at(0).reason, finish_reason::length);
   }
 }
 

@@ -124,7 +124,7 @@ TEST(EngineAsync, CancelRightAfterSubmitEndsWithOneCancelledFinal) {
   EXPECT_EQ(e->shutdown(5s).num_leaked_blocks, 0u);
   const auto finals = rec.finals();
   ASSERT_EQ(finals.size(), 1u);
-  EXPECT_EQ(finals[0].reason, finish_kind::cancelled);
+  EXPECT_EQ(finals[0].reason, finish_reason::cancelled);
   EXPECT_LT(rec.tokens().size(), 1000u);
   EXPECT_EQ(probe.num_accepted.load(), 1);
 }
@@ -144,7 +144,7 @@ TEST(EngineAsync, CancelFromManyThreadsAfterAcceptanceIsIdempotent) {
   ASSERT_TRUE(rec.wait_for_finals());
   EXPECT_EQ(e->shutdown(5s).num_leaked_blocks, 0u);
   ASSERT_EQ(rec.finals().size(), 1u);
-  EXPECT_EQ(rec.finals()[0].reason, finish_kind::cancelled);
+  EXPECT_EQ(rec.finals()[0].reason, finish_reason::cancelled);
   EXPECT_EQ(rec.num_chunks_after_final(), 0u);
 }
 

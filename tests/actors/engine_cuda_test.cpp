@@ -66,7 +66,7 @@ std::vector<std::vector<token_id>> generate_all(engine& e, const golden_set& g,
     const auto finals = r.finals();
     EXPECT_EQ(finals.size(), 1U);
     if (!finals.empty()) {
-      EXPECT_EQ(finals[0].reason, finish_kind::length) << finals[0].error_message;
+      EXPECT_EQ(finals[0].reason, finish_reason::length) << finals[0].error_message;
     }
     out.push_back(r.tokens());
   }
@@ -159,7 +159,7 @@ TEST(engine_cuda, cancelling_mid_stream_leaves_the_others_exact) {
   ASSERT_TRUE(doomed.wait_for_finals());
   ASSERT_TRUE(kept.wait_for_finals());
   ASSERT_EQ(doomed.finals().size(), 1U);
-  EXPECT_EQ(doomed.finals()[0].reason, finish_kind::cancelled);
+  EXPECT_EQ(doomed.finals()[0].reason, finish_reason::cancelled);
   EXPECT_EQ(doomed.num_chunks_after_final(), 0U);
   EXPECT_EQ(kept.tokens(), g.greedy[1]);
   EXPECT_EQ(gpu->shutdown(std::chrono::seconds(30)).num_leaked_blocks, 0U);

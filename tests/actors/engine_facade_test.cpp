@@ -39,7 +39,7 @@ TEST(EngineFacade, StreamsChunksThenOneFinalWithUsage) {
   const auto finals = rec.finals();
   ASSERT_EQ(finals.size(), 1u);
   EXPECT_EQ(finals[0].request, *id);
-  EXPECT_EQ(finals[0].reason, finish_kind::length);
+  EXPECT_EQ(finals[0].reason, finish_reason::length);
   EXPECT_EQ(finals[0].usage.prompt_tokens, 5u);
   EXPECT_EQ(finals[0].usage.completion_tokens, 12u);
   EXPECT_EQ(rec.num_chunks_after_final(), 0u);
@@ -90,7 +90,7 @@ TEST(EngineFacade, CancelEndsTheStreamWithACancelledFinal) {
   ASSERT_TRUE(rec.wait_for_finals());
   const auto finals = rec.finals();
   ASSERT_EQ(finals.size(), 1u);
-  EXPECT_EQ(finals[0].reason, finish_kind::cancelled);
+  EXPECT_EQ(finals[0].reason, finish_reason::cancelled);
   EXPECT_LT(finals[0].usage.completion_tokens, 1000u);
   EXPECT_EQ(finals[0].usage.completion_tokens, rec.tokens().size());
   const engine_stats s = e->stats();
@@ -172,13 +172,13 @@ TEST(EngineFacade, AFailedStepEndsItsRequestWithAnErrorFinal) {
   ASSERT_TRUE((*e)->submit(greedy_request({1, 2, 3}, 10), failing.callback()).ok());
   ASSERT_TRUE(failing.wait_for_finals());
   ASSERT_EQ(failing.finals().size(), 1u);
-  EXPECT_EQ(failing.finals()[0].reason, finish_kind::error);
+  EXPECT_EQ(failing.finals()[0].reason, finish_reason::error);
   EXPECT_FALSE(failing.finals()[0].error_message.empty());
 
   event_recorder next;  // the engine keeps serving
   ASSERT_TRUE((*e)->submit(greedy_request({1, 4}, 5), next.callback()).ok());
   ASSERT_TRUE(next.wait_for_finals());
-  EXPECT_EQ(next.finals()[0].reason, finish_kind::length);
+  EXPECT_EQ(next.finals()[0].reason, finish_reason::length);
   EXPECT_EQ(next.tokens(), reference_greedy({1, 4}, 5));
   EXPECT_EQ((*e)->stats().num_failed, 1u);
 }
@@ -223,8 +223,8 @@ TEST(EngineFacade, ShutdownWithRequestsInFlightEndsEveryStreamAndLeaksNothing) {
     ASSERT_TRUE(r.wait_for_finals(std::chrono::milliseconds(0)));  // ended before shutdown returned
     const auto finals = r.finals();
     ASSERT_EQ(finals.size(), 1u);
-    EXPECT_TRUE(finals[0].reason == finish_kind::cancelled ||
-                finals[0].reason == finish_kind::length)
+    EXPECT_TRUE(finals[0].reason == finish_reason::cancelled ||
+                finals[0].reason == finish_reason::length)
         << to_string(finals[0].reason);
   }
   // Idempotent, and closed for new work.

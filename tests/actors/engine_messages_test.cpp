@@ -73,7 +73,7 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   request_final final;
   final.request = request_id{77};
   final.index = 1;
-  final.reason = finish_kind::stop;
+  final.reason = finish_reason::stop;
   final.stop_string = "END";
   final.text = "tail";
   final.usage = request_usage{5, 6, 4};
@@ -81,7 +81,7 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   const request_final f = round_trip(system, final);
   EXPECT_EQ(f.request, request_id{77});
   EXPECT_EQ(f.index, 1u);
-  EXPECT_EQ(f.reason, finish_kind::stop);
+  EXPECT_EQ(f.reason, finish_reason::stop);
   EXPECT_EQ(f.stop_string, std::optional<std::string>("END"));
   EXPECT_EQ(f.text, "tail");
   EXPECT_EQ(f.usage.prompt_tokens, 5u);

@@ -221,7 +221,7 @@ TEST(RemoteEngine, StreamsOverTheNetworkLikeALocalEngineAndShutsDownTheServer) {
     }
     EXPECT_EQ(remote[i].tokens().size(), requests[i].max_tokens);
     ASSERT_EQ(remote[i].finals().size(), 1u);
-    EXPECT_EQ(remote[i].finals()[0].reason, finish_kind::length);
+    EXPECT_EQ(remote[i].finals()[0].reason, finish_reason::length);
     EXPECT_EQ(remote[i].finals()[0].usage.prompt_tokens, requests[i].prompt_token_ids.size());
     EXPECT_EQ(remote[i].finals()[0].usage.completion_tokens, requests[i].max_tokens);
   }

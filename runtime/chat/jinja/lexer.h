@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 
 namespace pagedserve::jinja {
 

@@ -5,9 +5,9 @@
 
 #include <vector>
 
+#include "common/result.h"
 #include "runtime/chat/jinja/ast.h"
 #include "runtime/chat/jinja/lexer.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::jinja {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "common/result.h"
 #include "runtime/chat/jinja/ast.h"
 #include "runtime/chat/jinja/builtins.h"
-#include "runtime/core/result.h"
 
 namespace pagedserve::jinja {
 

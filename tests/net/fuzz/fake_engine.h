@@ -42,7 +42,7 @@ class fake_engine final : public engine_client {
       request_final final;
       final.request = id;
       final.index = index;
-      final.reason = num_tokens == request.max_tokens ? finish_kind::length : finish_kind::stop;
+      final.reason = num_tokens == request.max_tokens ? finish_reason::length : finish_reason::stop;
       final.usage.prompt_tokens = static_cast<std::uint32_t>(request.prompt_token_ids.size());
       final.usage.completion_tokens = num_tokens;
       callback(final);

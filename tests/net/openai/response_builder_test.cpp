@@ -33,7 +33,7 @@ token_chunk chunk(std::uint32_t index, std::vector<token_id> ids, std::string te
   return c;
 }
 
-request_final final_of(std::uint32_t index, finish_kind reason, std::uint32_t completion_tokens,
+request_final final_of(std::uint32_t index, finish_reason reason, std::uint32_t completion_tokens,
                        std::string text = "", std::optional<std::string> stop = std::nullopt) {
   request_final f;
   f.index = index;
@@ -49,7 +49,7 @@ std::vector<chunk_logprob> hello_lp() { return {{9906, -0.5f, {{220, -0.25f}}}};
 std::vector<chunk_logprob> world_lp() { return {{1917, -1.25f, {{9906, -2.0f}}}}; }
 
 // Feeds "Hello" + " world" + final "!" to a choice.
-void feed_choice(response_builder& b, std::size_t prompt, std::uint32_t index, finish_kind reason,
+void feed_choice(response_builder& b, std::size_t prompt, std::uint32_t index, finish_reason reason,
                  std::vector<std::string>& payloads, std::optional<std::string> stop = {}) {
   b.on_chunk(prompt, chunk(index, {9906}, "Hello", hello_lp()), payloads);
   b.on_chunk(prompt, chunk(index, {1917}, " world", world_lp()), payloads);
@@ -78,11 +78,11 @@ TEST(response_builder, CompletionsWithNTwoPromptsAndLogprobs) {
   response_builder b(r, llama3().tok.get(), "cmpl-x", k_created);
   std::vector<std::string> payloads;
   // Out of order across choices; in order within each.
-  feed_choice(b, 1, 1, finish_kind::cancelled, payloads);
-  feed_choice(b, 0, 0, finish_kind::length, payloads);
+  feed_choice(b, 1, 1, finish_reason::cancelled, payloads);
+  feed_choice(b, 0, 0, finish_reason::length, payloads);
   EXPECT_FALSE(b.done());
-  feed_choice(b, 1, 0, finish_kind::stop, payloads, "\n");
-  feed_choice(b, 0, 1, finish_kind::stop, payloads);
+  feed_choice(b, 1, 0, finish_reason::stop, payloads, "\n");
+  feed_choice(b, 0, 1, finish_reason::stop, payloads);
   EXPECT_TRUE(payloads.empty());  // not streaming
   EXPECT_TRUE(b.done());
   const std::vector<std::string> out = b.finish();
@@ -119,7 +119,7 @@ TEST(response_builder, CompletionsWithoutLogprobsHaveNullLogprobsAndEchoThePromp
   const api_request r = parse_ok(C, R"({"prompt":["Hello world"],"echo":true})");
   response_builder b(r, llama3().tok.get(), "cmpl-e", k_created);
   std::vector<std::string> payloads;
-  feed_choice(b, 0, 0, finish_kind::length, payloads);
+  feed_choice(b, 0, 0, finish_reason::length, payloads);
   const json::object body = parsed(b.finish().at(0));
   const json::object& c = body.at("choices").at(0).as_object();
   EXPECT_EQ(c.at("text").as_string(), "Hello worldHello world!");
@@ -164,8 +164,8 @@ TEST(response_builder, StreamedCompletionsWithUsageEndWithAUsageChunk) {
   b.on_chunk(0, chunk(1, {9906}, "Hello"), payloads);
   b.on_chunk(0, chunk(0, {9906}, "Hello"), payloads);
   b.on_chunk(0, chunk(0, {1917}, " world"), payloads);
-  b.on_final(0, final_of(0, finish_kind::stop, 2, "!", "\n"), payloads);
-  b.on_final(0, final_of(1, finish_kind::length, 1), payloads);
+  b.on_final(0, final_of(0, finish_reason::stop, 2, "!", "\n"), payloads);
+  b.on_final(0, final_of(1, finish_reason::length, 1), payloads);
   const stream_log log = read_stream(payloads, C);
   for (const json::object& o : log.chunks) {
     expect_envelope(o, "text_completion", "cmpl-s");
@@ -193,10 +193,10 @@ TEST(response_builder, StreamedCompletionsOfTwoPromptsTimesTwoWithLogprobsAndUsa
       "stream":true,"stream_options":{"include_usage":true}})");
   response_builder b(r, llama3().tok.get(), "cmpl-4", k_created);
   std::vector<std::string> payloads;
-  feed_choice(b, 1, 0, finish_kind::length, payloads);
-  feed_choice(b, 0, 1, finish_kind::length, payloads);
-  feed_choice(b, 1, 1, finish_kind::stop, payloads);
-  feed_choice(b, 0, 0, finish_kind::stop, payloads);
+  feed_choice(b, 1, 0, finish_reason::length, payloads);
+  feed_choice(b, 0, 1, finish_reason::length, payloads);
+  feed_choice(b, 1, 1, finish_reason::stop, payloads);
+  feed_choice(b, 0, 0, finish_reason::stop, payloads);
   EXPECT_TRUE(b.done());
   const stream_log log = read_stream(payloads, C);
   ASSERT_EQ(log.text.size(), 4U);
@@ -223,7 +223,7 @@ TEST(response_builder, StreamedCompletionsWithoutUsageHaveNoUsageKeyAndNoClosing
   const api_request r = parse_ok(C, R"({"prompt":"Hello","stream":true})");
   response_builder b(r, llama3().tok.get(), "cmpl-n", k_created);
   std::vector<std::string> payloads;
-  feed_choice(b, 0, 0, finish_kind::length, payloads);
+  feed_choice(b, 0, 0, finish_reason::length, payloads);
   for (const std::string& p : payloads) EXPECT_FALSE(parsed(p).contains("usage"));
   EXPECT_TRUE(b.finish().empty());
 }
@@ -233,8 +233,8 @@ TEST(response_builder, StreamedEchoPutsThePromptFirstInEachChoice) {
       parse_ok(C, R"({"prompt":["Hello","Hello world"],"echo":true,"stream":true})");
   response_builder b(r, llama3().tok.get(), "cmpl-echo", k_created);
   std::vector<std::string> payloads;
-  feed_choice(b, 1, 0, finish_kind::length, payloads);
-  feed_choice(b, 0, 0, finish_kind::length, payloads);
+  feed_choice(b, 1, 0, finish_reason::length, payloads);
+  feed_choice(b, 0, 0, finish_reason::length, payloads);
   const stream_log log = read_stream(payloads, C);
   EXPECT_EQ(log.text.at(0), "HelloHello world!");
   EXPECT_EQ(log.text.at(1), "Hello worldHello world!");
@@ -245,7 +245,7 @@ TEST(response_builder, StreamedCompletionLogprobsKeepCountingTextOffsets) {
   const api_request r = parse_ok(C, R"({"prompt":"Hello","logprobs":0,"stream":true})");
   response_builder b(r, llama3().tok.get(), "cmpl-l", k_created);
   std::vector<std::string> payloads;
-  feed_choice(b, 0, 0, finish_kind::length, payloads);
+  feed_choice(b, 0, 0, finish_reason::length, payloads);
   ASSERT_EQ(payloads.size(), 4U);  // two tokens, the held-back "!", the finish chunk
   const json::object first = parsed(payloads[0]).at("choices").at(0).at("logprobs").as_object();
   const json::object second = parsed(payloads[1]).at("choices").at(0).at("logprobs").as_object();
@@ -262,8 +262,8 @@ TEST(response_builder, ChatWithLogprobsHasTheMessageAndTokenEntries) {
       H, R"({"messages":[{"role":"user","content":"x"}],"n":2,"logprobs":true,"top_logprobs":1})");
   response_builder b(r, llama3().tok.get(), "chatcmpl-x", k_created);
   std::vector<std::string> payloads;
-  feed_choice(b, 0, 1, finish_kind::stop, payloads);
-  feed_choice(b, 0, 0, finish_kind::length, payloads);
+  feed_choice(b, 0, 1, finish_reason::stop, payloads);
+  feed_choice(b, 0, 0, finish_reason::length, payloads);
   const json::object body = parsed(b.finish().at(0));
   expect_envelope(body, "chat.completion", "chatcmpl-x");
   const json::array& choices = body.at("choices").as_array();
@@ -293,7 +293,7 @@ TEST(response_builder, ChatWithoutLogprobsHasNullLogprobs) {
   const api_request r = parse_ok(H, R"({"messages":[{"role":"user","content":"x"}]})");
   response_builder b(r, llama3().tok.get(), "chatcmpl-n", k_created);
   std::vector<std::string> payloads;
-  feed_choice(b, 0, 0, finish_kind::stop, payloads);
+  feed_choice(b, 0, 0, finish_reason::stop, payloads);
   const json::object body = parsed(b.finish().at(0));
   EXPECT_TRUE(body.at("choices").at(0).at("logprobs").is_null());
 }
@@ -303,8 +303,8 @@ TEST(response_builder, StreamedChatStartsWithTheRoleAndEndsWithAnEmptyDelta) {
       H, R"({"messages":[{"role":"user","content":"x"}],"n":2,"stream":true,"logprobs":true})");
   response_builder b(r, llama3().tok.get(), "chatcmpl-s", k_created);
   std::vector<std::string> payloads;
-  feed_choice(b, 0, 0, finish_kind::stop, payloads);
-  feed_choice(b, 0, 1, finish_kind::length, payloads);
+  feed_choice(b, 0, 0, finish_reason::stop, payloads);
+  feed_choice(b, 0, 1, finish_reason::length, payloads);
   const stream_log log = read_stream(payloads, H);
   ASSERT_EQ(log.chunks.size(), 10U);  // per choice: role, 2 tokens, "!", finish
   for (const json::object& o : log.chunks) {
@@ -340,7 +340,7 @@ TEST(response_builder, StreamedChatWithContinuousUsageCountsTokensSoFar) {
       static_cast<std::int64_t>(r.prompts[0].request.prompt_token_ids.size());
   response_builder b(r, llama3().tok.get(), "chatcmpl-u", k_created);
   std::vector<std::string> payloads;
-  feed_choice(b, 0, 0, finish_kind::stop, payloads);
+  feed_choice(b, 0, 0, finish_reason::stop, payloads);
   ASSERT_EQ(payloads.size(), 5U);
   const std::int64_t tokens_so_far[] = {0, 1, 2, 2, 2};
   for (std::size_t i = 0; i < payloads.size(); ++i) {
@@ -356,10 +356,10 @@ TEST(response_builder, ErrorsAreReportedAndMapToFinishReasonError) {
   const api_request r = parse_ok(C, R"({"prompt":"Hello","n":2})");
   response_builder b(r, llama3().tok.get(), "cmpl-err", k_created);
   std::vector<std::string> payloads;
-  request_final failed = final_of(1, finish_kind::error, 0);
+  request_final failed = final_of(1, finish_reason::error, 0);
   failed.error_message = "step failed";
   b.on_final(0, failed, payloads);
-  feed_choice(b, 0, 0, finish_kind::length, payloads);
+  feed_choice(b, 0, 0, finish_reason::length, payloads);
   ASSERT_TRUE(b.error_message().has_value());
   EXPECT_EQ(*b.error_message(), "step failed");
   const json::object body = parsed(b.finish().at(0));
@@ -387,7 +387,7 @@ TEST(response_builder, MinusInfinityIsSentAsMinus9999) {
   std::vector<std::string> payloads;
   const float inf = std::numeric_limits<float>::infinity();
   b.on_chunk(0, chunk(0, {9906}, "Hello", {{9906, -inf, {{220, -inf}}}}), payloads);
-  b.on_final(0, final_of(0, finish_kind::length, 1), payloads);
+  b.on_final(0, final_of(0, finish_reason::length, 1), payloads);
   const json::object body = parsed(b.finish().at(0));
   const json::object& entry =
       body.at("choices").at(0).at("logprobs").at("content").at(0).as_object();
@@ -396,10 +396,10 @@ TEST(response_builder, MinusInfinityIsSentAsMinus9999) {
 }
 
 TEST(response_builder, FinishReasonNames) {
-  EXPECT_EQ(finish_reason_name(finish_kind::length), "length");
-  EXPECT_EQ(finish_reason_name(finish_kind::stop), "stop");
-  EXPECT_EQ(finish_reason_name(finish_kind::cancelled), "abort");
-  EXPECT_EQ(finish_reason_name(finish_kind::error), "error");
+  EXPECT_EQ(finish_reason_name(finish_reason::length), "length");
+  EXPECT_EQ(finish_reason_name(finish_reason::stop), "stop");
+  EXPECT_EQ(finish_reason_name(finish_reason::cancelled), "abort");
+  EXPECT_EQ(finish_reason_name(finish_reason::error), "error");
 }
 
 TEST(response_builder, ResponseIdsArePrefixedRandomHex) {

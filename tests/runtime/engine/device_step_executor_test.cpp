@@ -15,6 +15,9 @@
 #include <vector>
 
 #include "runtime/engine/step_executor.h"
+
+#include "kernels/cpu/cpu_backend.h"
+#include "runtime/engine/engine_start.h"
 #include "tests/runtime/engine/golden_set.h"
 #include "tests/runtime/engine/step_executor_test_driver.h"
 #include "tests/support/cuda_device.h"
@@ -33,31 +36,39 @@ constexpr std::uint32_t k_max_num_seqs = 4;  // graphs for 1, 2 and 4 sequences
 
 seq_id seq_of(int prompt) { return seq_id{static_cast<std::uint64_t>(prompt) + 1}; }
 
-step_executor_config base_config(const golden_set& g) {
-  step_executor_config config;
-  config.model = g.config;
-  config.weights = g.weights;
-  config.block_size = engine_testing::block_size;
-  config.num_blocks = 128;
-  config.max_num_seqs = k_max_num_seqs;
-  config.max_num_batched_tokens = 512;  // every golden prompt at once
-  config.max_model_len = 128;
-  return config;
+// An executor's inputs here: a golden model and the engine settings.
+struct executor_inputs {
+  const golden_set* g = nullptr;
+  engine_config engine;
+};
+
+executor_inputs base_config(const golden_set& g) {
+  executor_inputs in;
+  in.g = &g;
+  in.engine.sched.block_size = engine_testing::block_size;
+  in.engine.sched.num_blocks = 128;
+  in.engine.sched.max_num_seqs = k_max_num_seqs;
+  in.engine.sched.max_num_batched_tokens = 512;  // every golden prompt at once
+  in.engine.sched.max_model_len = 128;
+  return in;
+}
+
+std::unique_ptr<step_executor> start(const executor_inputs& in,
+                                     std::unique_ptr<kernels::backend> backend) {
+  auto started = start_executor(in.engine, in.g->config, *in.g->weights, std::move(backend));
+  EXPECT_TRUE(started.ok()) << (started.ok() ? "" : started.err().message);
+  return started.ok() ? std::move(started->executor) : nullptr;
 }
 
 // The executor on the CUDA backend (fp32), or null when there is no device (`why` says why).
-std::unique_ptr<step_executor> device_executor(step_executor_config config, std::string* why) {
-  config.backend = testing::device_backend(kernels::dtype::f32, why);
-  if (config.backend == nullptr) return nullptr;
-  auto executor = step_executor::create(std::move(config));
-  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.err().message);
-  return executor.ok() ? std::move(*executor) : nullptr;
+std::unique_ptr<step_executor> device_executor(const executor_inputs& in, std::string* why) {
+  auto backend = testing::device_backend(kernels::dtype::f32, why);
+  if (backend == nullptr) return nullptr;
+  return start(in, std::move(backend));
 }
 
-std::unique_ptr<step_executor> cpu_executor(step_executor_config config) {
-  auto executor = step_executor::create(std::move(config));
-  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.err().message);
-  return executor.ok() ? std::move(*executor) : nullptr;
+std::unique_ptr<step_executor> cpu_executor(const executor_inputs& in) {
+  return start(in, kernels::make_cpu_backend());
 }
 
 #define DEVICE_EXECUTOR(name, config)                                             \
@@ -80,8 +91,8 @@ class device_step_executor_golden : public ::testing::TestWithParam<std::string>
 
 TEST_P(device_step_executor_golden, pipelined_steps_with_graphs_match_greedy_goldens) {
   DEVICE_EXECUTOR(executor, base_config(golden_));
-  EXPECT_TRUE(executor->setup().samples_on_device);
-  EXPECT_EQ(executor->setup().num_decode_graphs, 3U);  // 1, 2, 4
+  EXPECT_TRUE(executor->plan().samples_on_device);
+  EXPECT_EQ(executor->num_decode_graphs(), 3U);  // 1, 2, 4
   // Staggered starts: later prompts prefill in chunks of 13 while earlier ones decode; two
   // steps in flight, so every decode token comes from the previous step on the device.
   test_driver driver(*executor, {.chunk = 13, .lookahead = true});
@@ -95,10 +106,10 @@ TEST_P(device_step_executor_golden, pipelined_steps_with_graphs_match_greedy_gol
 }
 
 TEST_P(device_step_executor_golden, eager_steps_with_preemption_match_greedy_goldens) {
-  step_executor_config config = base_config(golden_);
-  config.enforce_eager = true;
+  executor_inputs config = base_config(golden_);
+  config.engine.enforce_eager = true;
   DEVICE_EXECUTOR(executor, std::move(config));
-  EXPECT_EQ(executor->setup().num_decode_graphs, 0U);
+  EXPECT_EQ(executor->num_decode_graphs(), 0U);
   test_driver driver(*executor, {.chunk = 13, .lookahead = true});
   for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), golden_.prompts[i]);
   for (int guard = 0; driver.next_step() < 12 && guard < 20; ++guard) {
@@ -152,18 +163,19 @@ TEST(device_step_executor, seeded_sampling_and_logprobs_equal_the_cpu_executors)
 // num_blocks 0: the pool is what gpu_memory_utilization leaves after a profiling forward.
 TEST(device_step_executor, pool_is_planned_from_device_memory) {
   const golden_set g = load_golden("tiny-qwen3");
-  step_executor_config config = base_config(g);
-  config.num_blocks = 0;
-  config.gpu_memory_utilization = 0.5;
-  config.max_num_batched_tokens = 64;
+  executor_inputs config = base_config(g);
+  config.engine.sched.num_blocks = 0;
+  config.engine.gpu_memory_utilization = 0.5;
+  config.engine.sched.max_num_batched_tokens = 64;
   DEVICE_EXECUTOR(executor, std::move(config));
-  const step_executor_setup& setup = executor->setup();
-  EXPECT_TRUE(setup.planned_from_memory);
-  EXPECT_GT(setup.num_blocks, 128U / engine_testing::block_size);  // one max_model_len fits
-  EXPECT_EQ(setup.kv_bytes, (std::int64_t{setup.num_blocks} + 1) * setup.bytes_per_block);
-  EXPECT_LE(setup.in_use_bytes + setup.kv_bytes, setup.device_total_bytes / 2);
-  EXPECT_NEAR(setup.max_concurrency,
-              static_cast<double>(setup.num_blocks) * engine_testing::block_size / 128.0, 1e-9);
+  const engine_plan& plan = executor->plan();
+  EXPECT_EQ(plan.sizing, pool_sizing::device_memory);
+  const std::uint32_t num_blocks = plan.sched.num_blocks;
+  EXPECT_GT(num_blocks, 128U / engine_testing::block_size);  // one max_model_len fits
+  EXPECT_EQ(plan.kv_bytes, (std::int64_t{num_blocks} + 1) * plan.bytes_per_block);
+  EXPECT_LE(plan.in_use_bytes + plan.kv_bytes, plan.device_total_bytes / 2);
+  EXPECT_NEAR(plan.max_concurrency(),
+              static_cast<double>(num_blocks) * engine_testing::block_size / 128.0, 1e-9);
   // And it serves: the goldens through the planned pool, in steps within the 64 tokens the
   // workspace was reserved for.
   test_driver driver(*executor, {.chunk = 16, .lookahead = true});

@@ -1,5 +1,5 @@
 // validate(engine_config): each rule rejects with invalid_argument and names the field and
-// the value; and the names of finish_kind.
+// the value; and the names of finish_reason.
 
 #include "runtime/engine/engine_config.h"
 
@@ -77,11 +77,11 @@ TEST(engine_config, RejectsBadSchedulerFieldsEvenWithAnAutomaticPool) {
       {"max_model_len"});
 }
 
-TEST(finish_kind, NamesAsTheApiSpellsThem) {
-  EXPECT_EQ(to_string(finish_kind::length), "length");
-  EXPECT_EQ(to_string(finish_kind::stop), "stop");
-  EXPECT_EQ(to_string(finish_kind::cancelled), "cancelled");
-  EXPECT_EQ(to_string(finish_kind::error), "error");
+TEST(finish_reason, NamesAsTheApiSpellsThem) {
+  EXPECT_EQ(to_string(finish_reason::length), "length");
+  EXPECT_EQ(to_string(finish_reason::stop), "stop");
+  EXPECT_EQ(to_string(finish_reason::cancelled), "cancelled");
+  EXPECT_EQ(to_string(finish_reason::error), "error");
 }
 
 }  // namespace

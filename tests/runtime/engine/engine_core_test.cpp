@@ -50,13 +50,16 @@ std::vector<token_id> prompt_of(std::size_t n, token_id first) {
 }
 
 engine_core_setup small_setup(std::uint32_t num_blocks = 64) {
+  engine_plan plan;
+  plan.sched.block_size = 4;
+  plan.sched.num_blocks = num_blocks;
+  plan.sched.max_model_len = 128;
+  plan.sched.max_num_seqs = 8;
+  plan.sched.max_num_batched_tokens = 32;
+  plan.sched.long_prefill_token_threshold = 12;
   engine_core_setup setup;
-  setup.config.sched.block_size = 4;
-  setup.config.sched.num_blocks = num_blocks;
-  setup.config.sched.max_model_len = 128;
-  setup.config.sched.max_num_seqs = 8;
-  setup.config.sched.max_num_batched_tokens = 32;
-  setup.config.sched.long_prefill_token_threshold = 12;
+  setup.config.sched = plan.sched;
+  setup.plan = std::make_shared<const engine_plan>(plan);
   setup.config.max_waiting_requests = 64;
   setup.vocab_size = 32000;
   return setup;
@@ -172,7 +175,7 @@ TEST(EngineCore, EveryRequestGetsItsOwnStreamInOrderThenOneFinal) {
     const auto finals = d.finals(i);
     ASSERT_EQ(finals.size(), 1u);
     EXPECT_TRUE(std::holds_alternative<request_final>(d.received[i].back())) << "final is last";
-    EXPECT_EQ(finals[0].reason, finish_kind::length);
+    EXPECT_EQ(finals[0].reason, finish_reason::length);
     EXPECT_EQ(finals[0].usage.completion_tokens, max_tokens);
     EXPECT_EQ(finals[0].usage.prompt_tokens, prompts[i].size());
   }
@@ -210,9 +213,9 @@ TEST(EngineCore, EosEndsWithStopUnlessIgnored) {
   ASSERT_TRUE(d.submit(ignoring, 2).ok());
   d.run_to_end();
   EXPECT_EQ(d.tokens(1), std::vector<token_id>(stream.begin(), stream.begin() + 3));
-  EXPECT_EQ(d.finals(1).at(0).reason, finish_kind::stop);
+  EXPECT_EQ(d.finals(1).at(0).reason, finish_reason::stop);
   EXPECT_EQ(d.tokens(2), stream);
-  EXPECT_EQ(d.finals(2).at(0).reason, finish_kind::length);
+  EXPECT_EQ(d.finals(2).at(0).reason, finish_reason::length);
 }
 
 TEST(EngineCore, CancelWithTwoStepsInFlightReturnsEveryBlock) {
@@ -228,7 +231,7 @@ TEST(EngineCore, CancelWithTwoStepsInFlightReturnsEveryBlock) {
   d.cancel(*id);
   const auto finals = d.finals(1);
   ASSERT_EQ(finals.size(), 1u);
-  EXPECT_EQ(finals[0].reason, finish_kind::cancelled);
+  EXPECT_EQ(finals[0].reason, finish_reason::cancelled);
   d.run_to_end();
   EXPECT_EQ(d.finals(1).size(), 1u) << "no second final from the steps in flight";
   EXPECT_EQ(d.tokens(2), expected_stream(prompt_of(9, 900), 8));
@@ -247,13 +250,13 @@ TEST(EngineCore, AFailedStepFailsExactlyItsRequests) {
   for (sink_id s : {1, 2}) {
     const auto finals = d.finals(s);
     ASSERT_EQ(finals.size(), 1u);
-    EXPECT_EQ(finals[0].reason, finish_kind::error);
+    EXPECT_EQ(finals[0].reason, finish_reason::error);
     EXPECT_EQ(finals[0].error_message, "injected fault");
   }
   ASSERT_TRUE(d.submit(request_of(prompt_of(5, 30), 4), 3).ok());
   d.run_to_end();
   EXPECT_EQ(d.tokens(3), expected_stream(prompt_of(5, 30), 4));
-  EXPECT_EQ(d.finals(3).at(0).reason, finish_kind::length);
+  EXPECT_EQ(d.finals(3).at(0).reason, finish_reason::length);
   EXPECT_EQ(d.core.num_blocks_held(), 0u);
   EXPECT_EQ(d.core.stats().num_failed, 2u);
 }
@@ -313,7 +316,7 @@ TEST(EngineCore, StopStringEndsTheTextBeforeItAndFreesTheSequence) {
   const auto finals = d.finals(1);
   ASSERT_EQ(finals.size(), 1u);
   text += finals[0].text;
-  EXPECT_EQ(finals[0].reason, finish_kind::stop);
+  EXPECT_EQ(finals[0].reason, finish_reason::stop);
   EXPECT_EQ(finals[0].stop_string, stop);
   EXPECT_EQ(text, full.substr(0, full.find(stop)));
   EXPECT_LT(finals[0].usage.completion_tokens, 12u);
@@ -368,7 +371,7 @@ TEST(EngineCore, LogprobsLineUpWithTokenIdsWhileStopStringsHoldTextBack) {
     num_tokens += c.token_ids.size();
   }
   EXPECT_TRUE(some_text_held) << "the scenario should hold text back at least once";
-  EXPECT_EQ(d.finals(1).at(0).reason, finish_kind::stop);
+  EXPECT_EQ(d.finals(1).at(0).reason, finish_reason::stop);
   EXPECT_EQ(num_tokens, d.finals(1).at(0).usage.completion_tokens);
   for (const token_chunk& c : d.chunks(2)) EXPECT_TRUE(c.logprobs.empty()) << "not asked for";
 }

@@ -5,6 +5,12 @@
 
 #include "runtime/engine/step_executor.h"
 
+#include "kernels/cpu/cpu_backend.h"
+#include "runtime/engine/engine_plan.h"
+#include "runtime/engine/engine_start.h"
+#include "runtime/forward/model_forward.h"
+#include "runtime/forward/model_weights.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -37,15 +43,13 @@ using sched::step_plan;
 
 std::unique_ptr<step_executor> make_executor(const golden_set& g,
                                              std::function<void(std::uint64_t)> hook = {}) {
-  step_executor_config config;
-  config.model = g.config;
-  config.weights = g.weights;
-  config.block_size = block_size;
-  config.num_blocks = 512;
+  engine_config config;
+  config.sched.block_size = block_size;
+  config.sched.num_blocks = 512;
   config.before_step = std::move(hook);
-  auto executor = step_executor::create(std::move(config));
-  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.err().message);
-  return executor.ok() ? std::move(*executor) : nullptr;
+  auto started = start_executor(config, g.config, *g.weights);
+  EXPECT_TRUE(started.ok()) << (started.ok() ? "" : started.err().message);
+  return started.ok() ? std::move(started->executor) : nullptr;
 }
 
 seq_id seq_of(int prompt) { return seq_id{static_cast<std::uint64_t>(prompt) + 1}; }
@@ -314,27 +318,54 @@ TEST(step_executor, empty_plan_is_valid) {
   EXPECT_TRUE(out->sampled.empty());
 }
 
-TEST(step_executor, cpu_pool_must_be_sized_by_the_caller) {
-  // The CPU has no device memory to plan a pool from: num_blocks 0 is an error that says so.
+// The plan for `config` on the CPU backend (no pool is allocated).
+result<engine_plan> cpu_plan(const golden_set& g, const engine_config& config) {
+  auto backend = kernels::make_cpu_backend();
+  auto weights = forward::upload_model_weights(*backend, g.config, *g.weights);
+  if (!weights) return weights.err();
+  forward::model_forward fwd(*backend, g.config, std::move(*weights));
+  return plan_engine(config, fwd);
+}
+
+// num_blocks 0 on the CPU (no device memory to plan from): max_num_seqs sequences of
+// max_model_len, capped at 1 GiB of fp32 K and V (engine_plan.h), never below one sequence.
+TEST(engine_plan, cpu_pool_defaults_to_max_num_seqs_sequences_capped_at_one_gib) {
   const golden_set g = load_golden("tiny-llama");
-  step_executor_config config;
-  config.model = g.config;
-  config.weights = g.weights;
-  config.num_blocks = 0;
-  const auto executor = step_executor::create(std::move(config));
-  ASSERT_FALSE(executor.ok());
-  EXPECT_EQ(executor.err().code, error_code::unsupported);
-  EXPECT_NE(executor.err().message.find("num_blocks"), std::string::npos) << executor.err().message;
+  // K and V, every layer, one block: 2 x layers x block_size x kv_heads x head_dim x 4 bytes.
+  const std::int64_t bytes_per_block =
+      2 * g.config.num_layers * block_size * g.config.num_kv_heads * g.config.head_dim * 4;
+  engine_config config;
+  config.sched.block_size = block_size;
+  config.sched.num_blocks = 0;
+  config.sched.max_model_len = 64;
+  config.sched.max_num_seqs = 3;
+  const auto small = cpu_plan(g, config);
+  ASSERT_TRUE(small.ok()) << small.err().message;
+  EXPECT_EQ(small->sizing, pool_sizing::default_for_host);
+  EXPECT_EQ(small->sched.num_blocks, 3U * (64 / block_size));
+  EXPECT_EQ(small->bytes_per_block, bytes_per_block);
+  EXPECT_EQ(small->kv_bytes, (3 * (64 / block_size) + 1) * bytes_per_block);
+  EXPECT_TRUE(small->decode_graph_batch_sizes.empty());  // nothing to capture on the CPU
+
+  config.sched.max_model_len = 2048;
+  config.sched.max_num_seqs = 1 << 20;  // far more than 1 GiB holds
+  const auto capped = cpu_plan(g, config);
+  ASSERT_TRUE(capped.ok()) << capped.err().message;
+  EXPECT_EQ(std::int64_t{capped->sched.num_blocks}, (std::int64_t{1} << 30) / bytes_per_block);
+
+  config.sched.num_blocks = 40;  // set: taken as it is
+  const auto configured = cpu_plan(g, config);
+  ASSERT_TRUE(configured.ok()) << configured.err().message;
+  EXPECT_EQ(configured->sizing, pool_sizing::configured);
+  EXPECT_EQ(configured->sched.num_blocks, 40U);
 }
 
 TEST(step_executor, weights_of_another_model_are_an_error) {
   const golden_set llama = load_golden("tiny-llama");
   const golden_set qwen = load_golden("tiny-qwen2");
-  step_executor_config config;
-  config.model = qwen.config;
-  config.weights = llama.weights;
-  config.num_blocks = 16;
-  EXPECT_FALSE(step_executor::create(std::move(config)).ok());
+  engine_config config;
+  config.sched.num_blocks = 16;
+  EXPECT_FALSE(start_executor(config, qwen.config, *llama.weights).ok());
 }
 
 }  // namespace

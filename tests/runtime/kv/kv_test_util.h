@@ -5,8 +5,8 @@
 #include <span>
 #include <vector>
 
-#include "runtime/core/ids.h"
-#include "runtime/core/types.h"
+#include "common/ids.h"
+#include "common/types.h"
 #include "runtime/kv/kv_cache_manager.h"
 
 namespace pagedserve::kv::testing {

@@ -130,12 +130,12 @@ TEST(SchedulerOrder, PrefixHitStartsAfterTheCachedBlocks) {
   config.enable_prefix_caching = true;
   harness h(config);
   request_spec spec;
-  spec.id = request_id{0};
+  spec.id = completion_id{0};
   spec.prompt_token_ids = prompt_of(12);
   spec.max_tokens = 1;
   ASSERT_TRUE(h.sched.add_request(spec, 0.0).ok());
   h.step();
-  spec.id = request_id{1};
+  spec.id = completion_id{1};
   ASSERT_TRUE(h.sched.add_request(spec, 1.0).ok());
   const step_plan plan = h.step();
   // 12 tokens = 3 full blocks, but the last token must be computed: 2 blocks are reused.

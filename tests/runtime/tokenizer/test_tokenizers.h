@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/types.h"
+#include "common/types.h"
 #include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve::testing {

@@ -1,5 +1,5 @@
 #pragma once
-// Vocabulary types shared by every runtime component.
+// Vocabulary types shared by every layer.
 
 #include <cstdint>
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/core/result.h"
+#include "common/result.h"
 
-namespace pagedserve::net::config_value {
+namespace pagedserve::config_value {
 
 // true|false, yes|no, on|off, 1|0 (case-insensitive), as YAML 1.1 and most CLIs accept.
 [[nodiscard]] result<bool> parse_bool(std::string_view text);
@@ -22,4 +22,4 @@ namespace pagedserve::net::config_value {
 // Shortest text that parses back to the same value ("30", "0.9", "1e-05").
 [[nodiscard]] std::string format_double(double value);
 
-}  // namespace pagedserve::net::config_value
+}  // namespace pagedserve::config_value

@@ -1,11 +1,11 @@
-#include "net/config/config_value.h"
+#include "runtime/config/config_value.h"
 
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 
-namespace pagedserve::net::config_value {
+namespace pagedserve::config_value {
 namespace {
 
 std::string lower(std::string_view text) {
@@ -76,4 +76,4 @@ std::string format_double(double value) {
   return std::string(buffer.data(), ptr);
 }
 
-}  // namespace pagedserve::net::config_value
+}  // namespace pagedserve::config_value

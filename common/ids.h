@@ -1,15 +1,20 @@
 #pragma once
-// Ids shared across runtime components.
+// Ids shared across layers.
 
 #include <cstdint>
 
-#include "runtime/core/strong_id.h"
+#include "common/strong_id.h"
 
 namespace pagedserve {
 
 struct request_id_tag;
 // One client request (which may fork into several sequences when n > 1).
 using request_id = strong_id<request_id_tag, std::uint64_t>;
+
+struct completion_id_tag;
+// One of a request's n completions: what the scheduler admits, schedules and finishes
+// (vLLM's child request when n > 1). engine_core numbers them; clients only see request_id.
+using completion_id = strong_id<completion_id_tag, std::uint64_t>;
 
 struct seq_id_tag;
 // One generated sequence; owns one block table.

@@ -1,0 +1,99 @@
+// model_step_executor's device path: the forward and the sampling of a step enqueued on the
+// device; tokens sampled there feed the next step without a round trip through the host.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/engine/model_step_executor.h"
+
+namespace pagedserve::detail {
+
+// Enqueues the forward and the device sampling of every row. A member's token that is
+// still a placeholder comes from the previous step's samples on the device; each sampled
+// token becomes a placeholder until collect.
+void model_step_executor::enqueue_on_device(const step_plan& plan,
+                                            const std::vector<live_sequence*>& members,
+                                            in_flight_step& f) {
+  std::vector<forward::device_token> device_tokens;
+  std::vector<std::int32_t> trailer;
+  std::optional<std::uint64_t> source_step;
+  std::int32_t token_row = 0;
+  std::int32_t row = 0;
+  bool keep_logits = false;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const scheduled_sequence& entry = plan.scheduled[i];
+    live_sequence* s = members[i];
+    if (s == nullptr) {
+      if (entry.samples) f.answers.push_back(skipped(entry.seq));
+      continue;
+    }
+    if (s->pending && s->pending->position >= entry.first_position &&
+        s->pending->position < std::size_t{entry.first_position} + entry.num_scheduled_tokens) {
+      if (source_step && *source_step != s->pending->step) {
+        die(plan.step, entry.seq, "device tokens from two different steps");
+      }
+      source_step = s->pending->step;
+      device_tokens.push_back(
+          {token_row + static_cast<std::int32_t>(s->pending->position - entry.first_position),
+           s->pending->row});
+    }
+    token_row += static_cast<std::int32_t>(entry.num_scheduled_tokens);
+    s->num_computed = entry.first_position + entry.num_scheduled_tokens;
+    if (entry.samples) {
+      append_words(take_sampling_row(s->params, s->sampler), trailer);
+      s->tokens.push_back(0);  // placeholder: the device knows it
+      s->pending = pending_sample{plan.step, row, s->tokens.size() - 1};
+      f.answers.push_back({entry.seq, row, s->params.logprobs, 0, std::nullopt});
+      keep_logits = keep_logits || s->params.logprobs.has_value();
+    } else {
+      append_words(unused_sampling_row(), trailer);
+    }
+    ++row;
+  }
+  if (row == 0) return;
+  // After the placeholders went in: the batch's spans point into the token vectors.
+  forward::forward_batch batch = batch_of(plan, members);
+  batch.device_tokens = std::move(device_tokens);
+  if (source_step) batch.token_source = sampler_->tokens_on_device(*source_step);
+  batch.trailer = trailer;
+  sampler_->begin(plan.step);
+  forward_->enqueue(batch, *cache_);
+  f.replayed_graph = forward_->last_replayed_graph();
+  sampler_->sample(plan.step, forward_->last_logits(), forward_->last_trailer(), keep_logits);
+  f.on_device = true;
+  f.previous_device_step = last_device_step_;
+  last_device_step_ = plan.step;
+}
+
+// The step's samples, read from the host copy; each placeholder they answer is replaced
+// (unless its sequence was preempted, finished or dropped since).
+result<sched::step_output> model_step_executor::read_device_samples(const in_flight_step& f) {
+  const std::span<const std::int32_t> ids = sampler_->tokens(f.step);
+  sched::step_output output;
+  output.step = f.step;
+  for (const answer& a : f.answers) {
+    token_id token = 0;
+    if (a.row >= 0) {
+      token = ids[static_cast<std::size_t>(a.row)];
+      if (token < 0 || token >= vocab_size_) {
+        return make_error(error_code::internal,
+                          "step " + std::to_string(f.step) + ": the device sampled token " +
+                              std::to_string(token) + ", outside the vocabulary");
+      }
+      const auto it = sequences_.find(a.seq);
+      if (it != sequences_.end() && it->second.pending && it->second.pending->step == f.step) {
+        live_sequence& s = it->second;
+        s.tokens[s.pending->position] = token;
+        s.pending.reset();
+      }
+    }
+    sched::sampled_token& sampled = output.sampled.emplace_back(a.seq, token);
+    if (a.row >= 0 && a.logprobs) {
+      sampled.logprobs = compute_logprobs(sampler_->logits_row(f.step, a.row), token, *a.logprobs);
+    }
+  }
+  return output;
+}
+
+}  // namespace pagedserve::detail

@@ -1,0 +1,51 @@
+#include "runtime/engine/engine_start.h"
+
+#include <utility>
+
+#include "kernels/backend_registry.h"
+#include "runtime/forward/model_forward.h"
+#include "runtime/forward/model_weights.h"
+#include "runtime/model/checkpoint.h"
+
+namespace pagedserve {
+
+result<started_executor> start_executor(const engine_config& config, const model_config& model,
+                                        const checkpoint& weights,
+                                        std::unique_ptr<kernels::backend> backend) {
+  if (!backend) {
+    auto made = kernels::make_backend(config.backend, plan_compute_type(config, model));
+    if (!made) return made.err();
+    backend = std::move(*made);
+  }
+  auto on_device = forward::upload_model_weights(*backend, model, weights);
+  if (!on_device) return on_device.err();
+  auto forward = std::make_unique<forward::model_forward>(*backend, model, std::move(*on_device));
+  auto plan = plan_engine(config, *forward);
+  if (!plan) return plan.err();
+
+  started_executor out;
+  out.plan = std::make_shared<const engine_plan>(std::move(*plan));
+  step_executor_parts parts;
+  parts.backend = std::move(backend);
+  parts.forward = std::move(forward);
+  parts.plan = out.plan;
+  parts.before_step = config.before_step;
+  out.executor = step_executor::create(std::move(parts));
+  return out;
+}
+
+result<started_engine> start_engine(const engine_config& config) {
+  if (status ok = validate(config); !ok) return ok.err();
+  auto model = load_engine_model(config);
+  if (!model) return model.err();
+  if (status ok = check_fits_model(config, model->config); !ok) return ok.err();
+  auto executor = start_executor(config, model->config, *model->weights);
+  if (!executor) return executor.err();
+  started_engine out;
+  out.model = std::move(*model);
+  out.plan = std::move(executor->plan);
+  out.executor = std::move(executor->executor);
+  return out;
+}
+
+}  // namespace pagedserve

@@ -1,0 +1,50 @@
+// model_step_executor's host path (backends without device sampling): the step runs to the
+// end in submit() and the host samples every row.
+
+#include <cstddef>
+#include <span>
+#include <utility>
+
+#include "runtime/engine/model_step_executor.h"
+
+namespace pagedserve::detail {
+
+// Runs the step to the end and samples on the host (backends without device sampling).
+void model_step_executor::run_on_host(const step_plan& plan,
+                                      const std::vector<live_sequence*>& members,
+                                      in_flight_step& f) {
+  const forward::forward_batch batch = batch_of(plan, members);
+  forward::forward_output out;
+  if (!batch.sequences.empty()) out = forward_->run(batch, *cache_);
+  std::size_t row = 0;  // members[i]'s row in out.last_logits
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const scheduled_sequence& entry = plan.scheduled[i];
+    live_sequence* s = members[i];
+    if (s == nullptr) {
+      if (entry.samples) f.answers.push_back(skipped(entry.seq));
+      continue;
+    }
+    const std::size_t this_row = row++;
+    s->num_computed = entry.first_position + entry.num_scheduled_tokens;
+    if (!entry.samples) continue;
+    const std::span<const float> logits = out.last(this_row);
+    const token_id next = sample(logits, s->params, s->sampler);
+    s->tokens.push_back(next);
+    answer& a = f.answers.emplace_back(
+        answer{entry.seq, static_cast<std::int32_t>(this_row), std::nullopt, next, std::nullopt});
+    // The raw distribution (before temperature and truncation), as vLLM reports by default.
+    if (s->params.logprobs) a.host_logprobs = compute_logprobs(logits, next, *s->params.logprobs);
+  }
+}
+
+sched::step_output model_step_executor::host_output(in_flight_step& f) {
+  sched::step_output output;
+  output.step = f.step;
+  for (answer& a : f.answers) {
+    sched::sampled_token& sampled = output.sampled.emplace_back(a.seq, a.token);
+    sampled.logprobs = std::move(a.host_logprobs);
+  }
+  return output;
+}
+
+}  // namespace pagedserve::detail
