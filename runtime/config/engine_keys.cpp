@@ -14,90 +14,103 @@ namespace {
 
 std::vector<engine_key> model_keys() {
   return {
-      string_key<engine_config>("model",
-                 "HF checkpoint folder (config.json + *.safetensors [+ tokenizer.json]); empty: "
-                 "the built-in demo model pagedserve-demo (random weights)",
-                 PAGEDSERVE_FIELD(model_dir)),
-      string_key<engine_config>("tokenizer", "folder with tokenizer.json; empty: the model folder's",
-                 PAGEDSERVE_FIELD(tokenizer_dir)),
-      choice_key<engine_config>("load_format", "auto (read the safetensors) | dummy (random weights)",
-                 PAGEDSERVE_FIELD(load_format), {"auto", "dummy"}),
-      string_key<engine_config>("model_config",
-                 "a config.json to run with random weights (benchmarks); exclusive with model",
-                 PAGEDSERVE_FIELD(model_config_file)),
-      choice_key<engine_config>("backend", "cpu | cuda", PAGEDSERVE_FIELD(backend), {"cpu", "cuda"}),
-      choice_key<engine_config>("dtype",
-                 "weights and activations on the CUDA backend: auto (the checkpoint's "
-                 "16-bit type) | float32 | bfloat16 | float16; the cpu backend computes in "
-                 "float32 only (auto or float32)",
-                 PAGEDSERVE_FIELD(dtype), {"auto", "float32", "bfloat16", "float16"}),
-      bool_key<engine_config>("enforce_eager",
-               "CUDA: run every step eagerly instead of replaying captured decode graphs "
-               "(ignored on cpu)",
-               PAGEDSERVE_FIELD(enforce_eager)),
+      string_key<engine_config>(
+          "model",
+          "HF checkpoint folder (config.json + *.safetensors [+ tokenizer.json]); empty: "
+          "the built-in demo model pagedserve-demo (random weights)",
+          PAGEDSERVE_FIELD(model_dir)),
+      string_key<engine_config>("tokenizer",
+                                "folder with tokenizer.json; empty: the model folder's",
+                                PAGEDSERVE_FIELD(tokenizer_dir)),
+      choice_key<engine_config>("load_format",
+                                "auto (read the safetensors) | dummy (random weights)",
+                                PAGEDSERVE_FIELD(load_format), {"auto", "dummy"}),
+      string_key<engine_config>(
+          "model_config",
+          "a config.json to run with random weights (benchmarks); exclusive with model",
+          PAGEDSERVE_FIELD(model_config_file)),
+      choice_key<engine_config>("backend", "cpu | cuda", PAGEDSERVE_FIELD(backend),
+                                {"cpu", "cuda"}),
+      choice_key<engine_config>(
+          "dtype",
+          "weights and activations on the CUDA backend: auto (the checkpoint's "
+          "16-bit type) | float32 | bfloat16 | float16; the cpu backend computes in "
+          "float32 only (auto or float32)",
+          PAGEDSERVE_FIELD(dtype), {"auto", "float32", "bfloat16", "float16"}),
+      bool_key<engine_config>(
+          "enforce_eager",
+          "CUDA: run every step eagerly instead of replaying captured decode graphs "
+          "(ignored on cpu)",
+          PAGEDSERVE_FIELD(enforce_eager)),
       unsigned_key<engine_config, std::uint64_t>("seed", "seed of the random (dummy/demo) weights",
-                                  PAGEDSERVE_FIELD(weights_seed)),
+                                                 PAGEDSERVE_FIELD(weights_seed)),
   };
 }
 
 std::vector<engine_key> cache_keys() {
   return {
-      unsigned_key<engine_config, std::uint32_t>("max_model_len", "most tokens (prompt + output) per sequence",
-                                  PAGEDSERVE_FIELD(sched.max_model_len), 1),
+      unsigned_key<engine_config, std::uint32_t>("max_model_len",
+                                                 "most tokens (prompt + output) per sequence",
+                                                 PAGEDSERVE_FIELD(sched.max_model_len), 1),
       unsigned_key<engine_config, std::uint32_t>("block_size", "tokens per KV cache block",
-                                  PAGEDSERVE_FIELD(sched.block_size), 1),
-      unsigned_key<engine_config, std::uint32_t>("num_blocks",
-                                  "KV cache blocks; 0: on cpu enough for max_num_seqs "
-                                  "sequences of max_model_len, capped at 1 GiB of KV memory; "
-                                  "on cuda what gpu_memory_utilization leaves after a "
-                                  "profiling forward",
-                                  PAGEDSERVE_FIELD(sched.num_blocks)),
-      double_key<engine_config>("gpu_memory_utilization",
-                 "fraction of GPU memory for weights, activations and KV cache, in (0, 1]; "
-                 "CUDA backend only (accepted and ignored on cpu)",
-                 PAGEDSERVE_FIELD(gpu_memory_utilization), {0.0, false, 1.0}),
-      bool_key<engine_config>("enable_prefix_caching", "reuse the KV blocks of identical prompt prefixes",
-               PAGEDSERVE_FIELD(sched.enable_prefix_caching)),
+                                                 PAGEDSERVE_FIELD(sched.block_size), 1),
+      unsigned_key<engine_config, std::uint32_t>(
+          "num_blocks",
+          "KV cache blocks; 0: on cpu enough for max_num_seqs "
+          "sequences of max_model_len, capped at 1 GiB of KV memory; "
+          "on cuda what gpu_memory_utilization leaves after a "
+          "profiling forward",
+          PAGEDSERVE_FIELD(sched.num_blocks)),
+      double_key<engine_config>(
+          "gpu_memory_utilization",
+          "fraction of GPU memory for weights, activations and KV cache, in (0, 1]; "
+          "CUDA backend only (accepted and ignored on cpu)",
+          PAGEDSERVE_FIELD(gpu_memory_utilization), {0.0, false, 1.0}),
+      bool_key<engine_config>("enable_prefix_caching",
+                              "reuse the KV blocks of identical prompt prefixes",
+                              PAGEDSERVE_FIELD(sched.enable_prefix_caching)),
   };
 }
 
 engine_key policy_key() {
-  return {
-      {"scheduling_policy",
-       "fcfs (arrival order) | priority (smaller request priority served first and "
-       "preempted last)"},
-      [](engine_config& c, std::string_view v) {
-        if (v == "fcfs") {
-          c.sched.policy = sched::scheduling_policy::fcfs;
-        } else if (v == "priority") {
-          c.sched.policy = sched::scheduling_policy::priority;
-        } else {
-          return status(config_keys_detail::bad_value("expected fcfs | priority", v));
-        }
-        return status::success();
-      },
-      [](const engine_config& c) { return std::string(sched::to_string(c.sched.policy)); }};
+  return {{"scheduling_policy",
+           "fcfs (arrival order) | priority (smaller request priority served first and "
+           "preempted last)"},
+          [](engine_config& c, std::string_view v) {
+            if (v == "fcfs") {
+              c.sched.policy = sched::scheduling_policy::fcfs;
+            } else if (v == "priority") {
+              c.sched.policy = sched::scheduling_policy::priority;
+            } else {
+              return status(config_keys_detail::bad_value("expected fcfs | priority", v));
+            }
+            return status::success();
+          },
+          [](const engine_config& c) { return std::string(sched::to_string(c.sched.policy)); }};
 }
 
 std::vector<engine_key> scheduler_keys() {
   return {
-      unsigned_key<engine_config, std::uint32_t>("max_num_seqs", "most sequences running in one step",
-                                  PAGEDSERVE_FIELD(sched.max_num_seqs), 1),
-      unsigned_key<engine_config, std::uint32_t>("max_num_batched_tokens", "token budget of one step",
-                                  PAGEDSERVE_FIELD(sched.max_num_batched_tokens), 1),
-      bool_key<engine_config>("enable_chunked_prefill",
-               "split long prompts over several steps (else a prompt must fit one step's budget)",
-               PAGEDSERVE_FIELD(sched.enable_chunked_prefill)),
+      unsigned_key<engine_config, std::uint32_t>("max_num_seqs",
+                                                 "most sequences running in one step",
+                                                 PAGEDSERVE_FIELD(sched.max_num_seqs), 1),
+      unsigned_key<engine_config, std::uint32_t>("max_num_batched_tokens",
+                                                 "token budget of one step",
+                                                 PAGEDSERVE_FIELD(sched.max_num_batched_tokens), 1),
+      bool_key<engine_config>(
+          "enable_chunked_prefill",
+          "split long prompts over several steps (else a prompt must fit one step's budget)",
+          PAGEDSERVE_FIELD(sched.enable_chunked_prefill)),
       unsigned_key<engine_config, std::uint32_t>(
           "long_prefill_token_threshold",
           "most prompt tokens one sequence may take in one step; 0: no limit beyond the budget",
           PAGEDSERVE_FIELD(sched.long_prefill_token_threshold)),
       policy_key(),
-      unsigned_key<engine_config, std::uint32_t>("max_waiting_requests",
-                                  "waiting requests beyond which new ones fail at once (429)",
-                                  PAGEDSERVE_FIELD(max_waiting_requests), 1),
-      unsigned_key<engine_config, std::uint32_t>("max_n", "most completions per request (the n parameter)",
-                                  PAGEDSERVE_FIELD(max_n), 1),
+      unsigned_key<engine_config, std::uint32_t>(
+          "max_waiting_requests", "waiting requests beyond which new ones fail at once (429)",
+          PAGEDSERVE_FIELD(max_waiting_requests), 1),
+      unsigned_key<engine_config, std::uint32_t>(
+          "max_n", "most completions per request (the n parameter)", PAGEDSERVE_FIELD(max_n), 1),
   };
 }
 

@@ -115,13 +115,12 @@ std::vector<std::string> describe_plan(const engine_config& config, const engine
         config.gpu_memory_utilization, static_cast<double>(plan.in_use_bytes) / gib,
         static_cast<double>(plan.device_total_bytes) / gib));
   }
-  lines.push_back("KV cache: " + std::to_string(plan.sched.num_blocks) + " blocks of " +
-                  std::to_string(plan.sched.block_size) + " tokens, " +
-                  std::to_string(plan.bytes_per_block) + " bytes each (" +
-                  format("%.2f", static_cast<double>(plan.kv_bytes) / gib) +
-                  " GiB in all); maximum concurrency for " +
-                  std::to_string(plan.sched.max_model_len) +
-                  " tokens per request: " + format("%.2fx", plan.max_concurrency()));
+  lines.push_back(
+      "KV cache: " + std::to_string(plan.sched.num_blocks) + " blocks of " +
+      std::to_string(plan.sched.block_size) + " tokens, " + std::to_string(plan.bytes_per_block) +
+      " bytes each (" + format("%.2f", static_cast<double>(plan.kv_bytes) / gib) +
+      " GiB in all); maximum concurrency for " + std::to_string(plan.sched.max_model_len) +
+      " tokens per request: " + format("%.2fx", plan.max_concurrency()));
   const bool none_captured =
       num_decode_graphs == 0 && config.backend != "cpu" && !config.enforce_eager;
   lines.push_back(config.backend + " backend: sampling on the " +

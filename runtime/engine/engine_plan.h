@@ -33,7 +33,7 @@ enum class pool_sizing { configured, default_for_host, device_memory };
 
 struct engine_plan {
   kernels::dtype compute_type = kernels::dtype::f32;
-  sched::scheduler_config sched;  // sched.num_blocks: the pool the executor allocates (> 0)
+  sched::scheduler_config sched;     // sched.num_blocks: the pool the executor allocates (> 0)
   std::int64_t bytes_per_block = 0;  // K and V of one block, every layer
   std::int64_t kv_bytes = 0;         // the whole pool, padding block included
   pool_sizing sizing = pool_sizing::configured;

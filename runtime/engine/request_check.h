@@ -30,8 +30,8 @@ struct request_limits {
   std::shared_ptr<const tokenizer> tok;  // null: prompts must be token ids, no stop strings
 };
 
-[[nodiscard]] request_limits request_limits_of(const engine_config& config,
-                                               const engine_plan& plan, std::uint32_t vocab_size,
+[[nodiscard]] request_limits request_limits_of(const engine_config& config, const engine_plan& plan,
+                                               std::uint32_t vocab_size,
                                                std::shared_ptr<const tokenizer> tok);
 
 // A text prompt becomes token ids (ids given win; nothing to do then).

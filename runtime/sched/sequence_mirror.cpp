@@ -4,8 +4,8 @@ namespace pagedserve::sched {
 namespace {
 
 // What the entry must agree with, once its data is in.
-std::optional<std::string> contradiction(const scheduled_sequence& entry,
-                                         const sequence_mirror& s, std::uint32_t block_size) {
+std::optional<std::string> contradiction(const scheduled_sequence& entry, const sequence_mirror& s,
+                                         std::uint32_t block_size) {
   const std::uint64_t end =
       std::uint64_t{entry.first_position} + std::uint64_t{entry.num_scheduled_tokens};
   const std::string where = "positions [" + std::to_string(entry.first_position) + ", " +

@@ -47,8 +47,8 @@ void expect_refused(const std::optional<std::string>& why, const std::string& sa
 TEST(sequence_mirror, follows_a_chunked_prefill_then_decode) {
   sequence_mirror s;
   // Six prompt tokens in two blocks; the first chunk computes four of them.
-  ASSERT_FALSE(s.apply(new_entry({1, 2, 3, 4, 5, 6}, {block_id{7}, block_id{9}}, 0, 4),
-                       block_size));
+  ASSERT_FALSE(
+      s.apply(new_entry({1, 2, 3, 4, 5, 6}, {block_id{7}, block_id{9}}, 0, 4), block_size));
   EXPECT_TRUE(s.loaded);
   EXPECT_EQ(s.num_computed, 4U);
   ASSERT_FALSE(s.apply(continuing(4, 2, true), block_size));
@@ -74,8 +74,7 @@ TEST(sequence_mirror, contradictions_are_named) {
 
   sequence_mirror s;
   ASSERT_FALSE(s.apply(new_entry({1, 2, 3}, {block_id{0}}, 0, 3), block_size));
-  expect_refused(s.apply(new_entry({1, 2, 3}, {block_id{0}}, 0, 3), block_size),
-                 "already loaded");
+  expect_refused(s.apply(new_entry({1, 2, 3}, {block_id{0}}, 0, 3), block_size), "already loaded");
   expect_refused(s.apply(continuing(2, 1, true), block_size), "gap or overlap");
   expect_refused(s.apply(continuing(3, 1, true), block_size), "tokens not known yet");
   expect_refused(s.apply(continuing(3, 0, false), block_size), "no tokens scheduled");
