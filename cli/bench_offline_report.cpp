@@ -7,7 +7,7 @@
 namespace pagedserve::cli {
 namespace {
 
-using sched::workload_request;
+using sim::workload_request;
 
 boost::json::value optional_json(const std::optional<double>& v) {
   return v ? boost::json::value(*v) : boost::json::value(nullptr);

@@ -14,10 +14,12 @@
 
 #include "common/result.h"
 #include "runtime/engine/engine_config.h"
-#include "runtime/engine/static_batch_baseline.h"
-#include "runtime/sched/workload.h"
+#include "sim/static_batch_baseline.h"
+#include "sim/workload.h"
 
 namespace pagedserve::cli {
+
+using sim::static_baseline_report;
 
 // A reference throughput printed beside the measured one (--peer NAME=TOKENS_PER_S).
 struct peer_figure {
@@ -49,7 +51,7 @@ struct offline_figures {
 };
 
 [[nodiscard]] offline_figures engine_figures(double wall_s, const engine_stats& stats,
-                                             const std::vector<sched::workload_request>& reqs);
+                                             const std::vector<sim::workload_request>& reqs);
 
 // a / b, 0 where b is not positive.
 [[nodiscard]] double ratio(double a, double b);

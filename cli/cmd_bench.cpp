@@ -4,7 +4,7 @@
 // It prints wall time, tokens/s and the engine's step statistics, host and device time per
 // step (--backend cuda), and each --peer reference figure with the ratio measured / peer;
 // --compare-static then runs the same requests through the static-batching baseline
-// (runtime/engine/static_batch_baseline.h, CPU only) in the same KV memory and prints the
+// (sim/static_batch_baseline.h, CPU only) in the same KV memory and prints the
 // ratio. The figures and their output are bench_offline_report.h; docs/bench-offline.md
 // explains each one. Exit status: 0; 1 when the run or its checks fail; 2 for a bad --peer,
 // --gpu-memory-utilization 0 or --compare-static off the CPU (CLI11's own codes for the
@@ -31,14 +31,16 @@
 #include "cli/command.h"
 #include "cli/engine_flags.h"
 #include "runtime/engine/model_loading.h"
-#include "runtime/engine/static_batch_baseline.h"
 #include "runtime/model/checkpoint.h"
-#include "runtime/sched/workload.h"
+#include "sim/static_batch_baseline.h"
+#include "sim/workload.h"
 
 namespace pagedserve::cli {
 namespace {
 
-using sched::workload_request;
+using sim::run_static_baseline;
+using sim::static_baseline_config;
+using sim::workload_request;
 using clock_type = std::chrono::steady_clock;
 
 struct bench_options {
@@ -266,7 +268,7 @@ int run_offline(const bench_options& opt_in) {
   if (!(opt.length_scale > 0.0)) return fail("--length-scale must be in (0, 1]");
   auto model = load_engine_model_config(opt.engine);
   if (!model) return fail("cannot load the model config: " + model.err().message);
-  auto loaded = sched::load_workload(opt.workload_path);
+  auto loaded = sim::load_workload(opt.workload_path);
   if (!loaded) return fail(loaded.err().message);
   auto reqs = shape_workload(std::move(*loaded), opt, model->vocab_size);
   if (!reqs) return fail(opt.workload_path + ": " + reqs.err().message);

@@ -1,6 +1,6 @@
 // pagedserve simulate: replays a workload (JSONL of prompt token ids + max_tokens) through
 // the real scheduler and KV block pool with a fake model and a step-cost model (see
-// runtime/sched/simulator.h), and prints what the scheduling did: concurrency, KV
+// sim/simulator.h), and prints what the scheduling did: concurrency, KV
 // utilization, preemptions, prefix-cache hits, simulated time. --compare-static runs the
 // same workload a second time with static max_model_len reservations and prints both plus
 // their ratios in one JSON object.
@@ -15,14 +15,14 @@
 
 #include "cli/command.h"
 #include "cli/engine_flags.h"
-#include "runtime/sched/simulator.h"
-#include "runtime/sched/workload.h"
+#include "sim/simulator.h"
+#include "sim/workload.h"
 
 namespace pagedserve::cli {
 namespace {
 
-using sched::simulation_config;
-using sched::simulation_report;
+using sim::simulation_config;
+using sim::simulation_report;
 
 // A flat JSON object written by hand so numbers print as people read them (0.9731, not
 // 9.731E-1); nested objects are inserted pre-rendered.
@@ -177,8 +177,8 @@ void apply_choices(simulate_options& opt) {
   opt.config.sched.enable_chunked_prefill = opt.chunked_prefill == "on";
   opt.config.sched.policy = opt.policy == "priority" ? sched::scheduling_policy::priority
                                                      : sched::scheduling_policy::fcfs;
-  opt.config.allocator = opt.allocator == "static" ? sched::allocator_kind::static_region
-                                                   : sched::allocator_kind::paged;
+  opt.config.allocator =
+      opt.allocator == "static" ? sim::allocator_kind::static_region : sim::allocator_kind::paged;
   opt.config.arrival_rate = opt.arrival_rate;
 }
 
@@ -212,24 +212,24 @@ int run_simulate(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   apply_choices(opt);
 
-  const auto workload = sched::load_workload(opt.workload_path);
+  const auto workload = sim::load_workload(opt.workload_path);
   if (!workload) {
     std::fprintf(stderr, "pagedserve simulate: %s\n", workload.err().message.c_str());
     return 1;
   }
-  auto run = [&](sched::allocator_kind kind) {
+  auto run = [&](sim::allocator_kind kind) {
     simulation_config c = opt.config;
     c.allocator = kind;
-    return sched::simulate(c, *workload);
+    return sim::simulate(c, *workload);
   };
-  auto main_run = run(opt.compare_static ? sched::allocator_kind::paged : opt.config.allocator);
+  auto main_run = run(opt.compare_static ? sim::allocator_kind::paged : opt.config.allocator);
   if (!main_run) {
     std::fprintf(stderr, "pagedserve simulate: %s\n", main_run.err().message.c_str());
     return 1;
   }
   std::optional<simulation_report> static_run;
   if (opt.compare_static) {
-    auto r = run(sched::allocator_kind::static_region);
+    auto r = run(sim::allocator_kind::static_region);
     if (!r) {
       std::fprintf(stderr, "pagedserve simulate: %s\n", r.err().message.c_str());
       return 1;

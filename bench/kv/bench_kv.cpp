@@ -17,9 +17,10 @@
 #include <vector>
 
 #include "runtime/kv/kv_cache_manager.h"
-#include "runtime/kv/static_kv_allocator.h"
+#include "sim/static_kv_allocator.h"
 
 namespace pagedserve::kv {
+using sim::static_kv_allocator;
 namespace {
 
 constexpr std::uint32_t block_size = 16;

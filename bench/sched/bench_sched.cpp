@@ -28,6 +28,7 @@
 #include <variant>
 
 #include "runtime/sched/scheduler.h"
+#include "sim/static_kv_policy.h"
 
 namespace pagedserve::sched {
 namespace {
@@ -81,7 +82,7 @@ class steady_decode {
     scheduler_config c = config(num_seqs);
     if (paged) return make_paged_kv_policy(c);
     c.num_blocks = num_seqs * (c.max_model_len / c.block_size);  // one region per sequence
-    return make_static_kv_policy(c);
+    return sim::make_static_kv_policy(c);
   }
 
   void add() {

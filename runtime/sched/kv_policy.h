@@ -2,8 +2,8 @@
 // kv_policy: how the scheduler gets KV memory for its sequences. The scheduling logic is the
 // same for every policy; only the allocation differs:
 //   paged_kv_policy   blocks on demand from kv::kv_cache_manager, with the prefix cache
-//   static_kv_policy  one contiguous max_model_len region reserved at admission (the static
-//                     baseline of the simulator: what servers without paging do)
+//   static_kv_policy  (sim/static_kv_policy.h) one contiguous max_model_len region reserved
+//                     at admission: the simulator's baseline, what servers without paging do
 // Predicate/action pairs: can_admit/admit at admission, grow every step, release at the end.
 
 #include <cstdint>
@@ -64,8 +64,5 @@ class kv_policy {
 
 // Paged blocks of config.block_size, config.num_blocks of them, prefix caching as configured.
 [[nodiscard]] std::unique_ptr<kv_policy> make_paged_kv_policy(const scheduler_config& config);
-// One region of config.max_model_len slots per sequence, in an arena of
-// config.num_blocks * config.block_size slots (the same memory as the paged pool).
-[[nodiscard]] std::unique_ptr<kv_policy> make_static_kv_policy(const scheduler_config& config);
 
 }  // namespace pagedserve::sched

@@ -1,4 +1,4 @@
-// engine_core driven without actors: a fake executor (runtime/sched/fake_executor.h) stands in
+// engine_core driven without actors: a fake executor (sim/fake_executor.h) stands in
 // for the model. It samples token = f(hash of the whole context), so each request's expected
 // stream is computed here independently from its prompt, whatever the batching, the two steps
 // in flight, the preemptions and the cancellations around it. Logprobs, which the fake
@@ -13,7 +13,7 @@
 #include <map>
 #include <variant>
 
-#include "runtime/sched/fake_executor.h"
+#include "sim/fake_executor.h"
 #include "tests/support/fixtures.h"
 
 namespace pagedserve {
@@ -26,11 +26,11 @@ using event_type = std::variant<token_chunk, request_final>;
 // The fake executor's stream for `prompt`: what every request must receive.
 std::vector<token_id> expected_stream(const std::vector<token_id>& prompt, std::size_t n) {
   std::uint64_t hash = 0;
-  for (const token_id t : prompt) hash = sched::fake_executor::extend_hash(hash, t);
+  for (const token_id t : prompt) hash = sim::fake_executor::extend_hash(hash, t);
   std::vector<token_id> out;
   for (std::size_t i = 0; i < n; ++i) {
-    out.push_back(sched::fake_executor::next_token(hash));
-    hash = sched::fake_executor::extend_hash(hash, out.back());
+    out.push_back(sim::fake_executor::next_token(hash));
+    hash = sim::fake_executor::extend_hash(hash, out.back());
   }
   return out;
 }
@@ -145,7 +145,7 @@ struct driver {
   }
 
   core_type core;
-  sched::fake_executor executor;
+  sim::fake_executor executor;
   std::deque<sched::step_output> outputs;
   std::deque<std::uint64_t> planned;
   std::vector<std::uint32_t> batched_tokens;  // of every non-empty plan

@@ -12,8 +12,9 @@
 #include <variant>
 #include <vector>
 
-#include "runtime/sched/fake_executor.h"
 #include "runtime/sched/scheduler.h"
+#include "sim/fake_executor.h"
+#include "sim/static_kv_policy.h"
 
 namespace pagedserve::sched::testing {
 
@@ -39,7 +40,7 @@ inline std::vector<token_id> prompt_of(std::size_t n, token_id first = 100) {
 
 struct harness {
   explicit harness(scheduler_config config, bool paged = true)
-      : sched(config, paged ? make_paged_kv_policy(config) : make_static_kv_policy(config)),
+      : sched(config, paged ? make_paged_kv_policy(config) : sim::make_static_kv_policy(config)),
         executor(paged ? config.block_size : 0) {}
 
   // Adds request `id` (also its arrival time unless given); expects acceptance.
@@ -71,7 +72,7 @@ struct harness {
   }
 
   scheduler sched;
-  fake_executor executor;
+  sim::fake_executor executor;
   double now = 0.0;
 };
 

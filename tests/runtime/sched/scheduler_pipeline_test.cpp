@@ -148,8 +148,8 @@ TEST(SchedulerPipeline, StopInStepNDiscardsItsWorkInStepNPlusOne) {
   spec.max_tokens = 10;
   // The fake executor's first sample for this prompt, made the EOS.
   std::uint64_t hash = 0;
-  for (token_id t : spec.prompt_token_ids) hash = fake_executor::extend_hash(hash, t);
-  spec.eos_token_id = fake_executor::next_token(hash);
+  for (token_id t : spec.prompt_token_ids) hash = sim::fake_executor::extend_hash(hash, t);
+  spec.eos_token_id = sim::fake_executor::next_token(hash);
   ASSERT_TRUE(h.sched.add_request(spec, h.now).ok());
   const step_plan first = h.sched.schedule(h.now);
   const step_plan second = h.sched.schedule(h.now);  // planned before the EOS is known

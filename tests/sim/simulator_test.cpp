@@ -5,12 +5,12 @@
 
 #include <random>
 
-#include "runtime/sched/fake_executor.h"
-#include "runtime/sched/simulator.h"
+#include "sim/fake_executor.h"
+#include "sim/simulator.h"
 #include "tests/runtime/sched/sched_harness.h"
 #include "tests/support/fixtures.h"
 
-namespace pagedserve::sched::testing {
+namespace pagedserve::sim::testing {
 namespace {
 
 std::vector<workload_request> random_workload(std::size_t n, std::uint64_t seed) {
@@ -173,4 +173,4 @@ TEST(Simulator, NanoWorkloadPagedVersusStatic) {
 }
 
 }  // namespace
-}  // namespace pagedserve::sched::testing
+}  // namespace pagedserve::sim::testing

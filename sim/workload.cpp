@@ -1,11 +1,11 @@
-#include "runtime/sched/workload.h"
+#include "sim/workload.h"
 
 #include <boost/json.hpp>
 #include <fstream>
 #include <string>
 #include <utility>
 
-namespace pagedserve::sched {
+namespace pagedserve::sim {
 
 namespace {
 
@@ -76,4 +76,4 @@ result<std::vector<workload_request>> load_workload(const std::filesystem::path&
   return requests;
 }
 
-}  // namespace pagedserve::sched
+}  // namespace pagedserve::sim

@@ -2,7 +2,7 @@
 // batching rules (recomputed here from the requests alone), and an unpadded request decodes
 // exactly as direct greedy decoding with model_forward does.
 
-#include "runtime/engine/static_batch_baseline.h"
+#include "sim/static_batch_baseline.h"
 
 #include <gtest/gtest.h>
 
@@ -17,10 +17,8 @@
 #include "runtime/model/demo_model.h"
 #include "runtime/sampling/sampler.h"
 
-namespace pagedserve {
+namespace pagedserve::sim {
 namespace {
-
-using sched::workload_request;
 
 workload_request request(std::vector<token_id> prompt, std::uint32_t max_tokens) {
   workload_request r;
@@ -161,4 +159,4 @@ TEST(StaticBatchBaseline, RejectsWhatCannotRun) {
 }
 
 }  // namespace
-}  // namespace pagedserve
+}  // namespace pagedserve::sim

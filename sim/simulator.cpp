@@ -1,4 +1,4 @@
-#include "runtime/sched/simulator.h"
+#include "sim/simulator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,12 +6,24 @@
 #include <string>
 #include <variant>
 
-#include "runtime/sched/fake_executor.h"
 #include "runtime/sched/scheduler.h"
+#include "sim/fake_executor.h"
+#include "sim/static_kv_policy.h"
 
-namespace pagedserve::sched {
+namespace pagedserve::sim {
 
 namespace {
+
+using sched::event_stamp;
+using sched::first_token;
+using sched::make_paged_kv_policy;
+using sched::request_finished;
+using sched::request_spec;
+using sched::scheduler;
+using sched::scheduler_event;
+using sched::step_output;
+using sched::step_plan;
+using sched::step_stats;
 
 struct arrival {
   double time = 0.0;
@@ -171,4 +183,4 @@ result<simulation_report> simulate(const simulation_config& config,
   return builder.finish(sched, now);
 }
 
-}  // namespace pagedserve::sched
+}  // namespace pagedserve::sim

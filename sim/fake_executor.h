@@ -12,14 +12,14 @@
 #include "runtime/sched/sequence_mirror.h"
 #include "runtime/sched/step_plan.h"
 
-namespace pagedserve::sched {
+namespace pagedserve::sim {
 
 class fake_executor {
  public:
   // `block_size` 0: plans carry no block tables (static allocator), nothing to check.
   explicit fake_executor(std::uint32_t block_size) : block_size_(block_size) {}
 
-  [[nodiscard]] step_output run(const step_plan& plan);
+  [[nodiscard]] sched::step_output run(const sched::step_plan& plan);
 
   // Plans that contradicted what this executor knew; 0 when the protocol holds.
   [[nodiscard]] std::uint64_t num_protocol_errors() const { return num_protocol_errors_; }
@@ -30,11 +30,11 @@ class fake_executor {
   [[nodiscard]] static std::uint64_t extend_hash(std::uint64_t hash, token_id token);
 
  private:
-  struct seq_state : sequence_mirror {
+  struct seq_state : sched::sequence_mirror {
     std::uint64_t hash = 0;  // over every token in `tokens`
   };
 
-  seq_state* take_entry(const scheduled_sequence& entry);
+  seq_state* take_entry(const sched::scheduled_sequence& entry);
   void expect(bool condition) { num_protocol_errors_ += condition ? 0 : 1; }
 
   std::uint32_t block_size_ = 0;
@@ -42,4 +42,4 @@ class fake_executor {
   std::uint64_t num_protocol_errors_ = 0;
 };
 
-}  // namespace pagedserve::sched
+}  // namespace pagedserve::sim

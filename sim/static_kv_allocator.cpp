@@ -1,11 +1,13 @@
-#include "runtime/kv/static_kv_allocator.h"
+#include "sim/static_kv_allocator.h"
 
 #include <algorithm>
 #include <iterator>
 
 #include "runtime/kv/kv_invariant.h"
 
-namespace pagedserve::kv {
+namespace pagedserve::sim {
+
+using kv::kv_check;
 
 static_kv_allocator::static_kv_allocator(std::uint32_t num_slots)
     : num_slots_(num_slots), num_free_slots_(num_slots) {
@@ -96,4 +98,4 @@ void static_kv_allocator::check_invariants() const {
   kv_check(num_used == num_used_slots_, "used slot count drifted");
 }
 
-}  // namespace pagedserve::kv
+}  // namespace pagedserve::sim

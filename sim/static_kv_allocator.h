@@ -19,7 +19,7 @@
 
 #include "common/ids.h"
 
-namespace pagedserve::kv {
+namespace pagedserve::sim {
 
 struct kv_region {
   std::uint32_t first_slot = 0;
@@ -70,4 +70,4 @@ class static_kv_allocator {
   std::uint32_t num_used_slots_ = 0;
 };
 
-}  // namespace pagedserve::kv
+}  // namespace pagedserve::sim

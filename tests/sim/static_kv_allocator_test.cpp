@@ -1,12 +1,12 @@
 // static_kv_allocator: the contiguous-reservation baseline. First-fit placement, coalescing of
 // released regions, and both kinds of fragmentation, with slot numbers worked out by hand.
-#include "runtime/kv/static_kv_allocator.h"
+#include "sim/static_kv_allocator.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-namespace pagedserve::kv {
+namespace pagedserve::sim {
 namespace {
 
 std::optional<kv_region> at(std::uint32_t first, std::uint32_t n) { return kv_region{first, n}; }
@@ -112,4 +112,4 @@ TEST(StaticKvAllocator, MatchesALinearScanModel) {
 }
 
 }  // namespace
-}  // namespace pagedserve::kv
+}  // namespace pagedserve::sim

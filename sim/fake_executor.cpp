@@ -1,8 +1,14 @@
-#include "runtime/sched/fake_executor.h"
+#include "sim/fake_executor.h"
 
-namespace pagedserve::sched {
+namespace pagedserve::sim {
 
 namespace {
+
+using sched::sampled_token;
+using sched::schedule_kind;
+using sched::scheduled_sequence;
+using sched::step_output;
+using sched::step_plan;
 
 // splitmix64's finaliser: a cheap, well-mixed 64-bit hash step.
 std::uint64_t mix(std::uint64_t x) {
@@ -63,4 +69,4 @@ fake_executor::seq_state* fake_executor::take_entry(const scheduled_sequence& en
   return &state;
 }
 
-}  // namespace pagedserve::sched
+}  // namespace pagedserve::sim

@@ -12,7 +12,7 @@
 #include "common/result.h"
 #include "common/types.h"
 
-namespace pagedserve::sched {
+namespace pagedserve::sim {
 
 struct workload_request {
   std::vector<token_id> prompt_token_ids;
@@ -28,4 +28,4 @@ struct workload_request {
 [[nodiscard]] result<std::vector<workload_request>> load_workload(
     const std::filesystem::path& path);
 
-}  // namespace pagedserve::sched
+}  // namespace pagedserve::sim

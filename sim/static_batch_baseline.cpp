@@ -1,4 +1,4 @@
-#include "runtime/engine/static_batch_baseline.h"
+#include "sim/static_batch_baseline.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,10 +11,9 @@
 #include "runtime/model/checkpoint.h"
 #include "runtime/sampling/sampler.h"
 
-namespace pagedserve {
+namespace pagedserve::sim {
 namespace {
 
-using sched::workload_request;
 using clock_type = std::chrono::steady_clock;
 
 struct request_extent {
@@ -182,4 +181,4 @@ result<static_baseline_report> run_static_baseline(const static_baseline_config&
   return report;
 }
 
-}  // namespace pagedserve
+}  // namespace pagedserve::sim

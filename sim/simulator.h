@@ -23,9 +23,9 @@
 
 #include "common/result.h"
 #include "runtime/sched/scheduler_config.h"
-#include "runtime/sched/workload.h"
+#include "sim/workload.h"
 
-namespace pagedserve::sched {
+namespace pagedserve::sim {
 
 enum class allocator_kind { paged, static_region };
 
@@ -36,7 +36,7 @@ struct step_cost_model {
 };
 
 struct simulation_config {
-  scheduler_config sched;
+  sched::scheduler_config sched;
   allocator_kind allocator = allocator_kind::paged;
   // Requests per second with Poisson gaps (seeded), replacing the workload's arrival_s.
   std::optional<double> arrival_rate;
@@ -76,4 +76,4 @@ struct simulation_report {
 [[nodiscard]] result<simulation_report> simulate(const simulation_config& config,
                                                  std::span<const workload_request> workload);
 
-}  // namespace pagedserve::sched
+}  // namespace pagedserve::sim

@@ -1,10 +1,10 @@
 // Workload lines as the simulator reads them (the format of shared/bench/nano-256.jsonl).
 
-#include "runtime/sched/workload.h"
+#include "sim/workload.h"
 
 #include <gtest/gtest.h>
 
-namespace pagedserve::sched {
+namespace pagedserve::sim {
 namespace {
 
 TEST(Workload, ParsesPromptMaxTokensArrivalAndPriority) {
@@ -45,4 +45,4 @@ TEST(Workload, MissingFileIsAnIoError) {
 }
 
 }  // namespace
-}  // namespace pagedserve::sched
+}  // namespace pagedserve::sim

@@ -2,13 +2,19 @@
 // region of max_model_len slots (first fit), whatever its real length; growing never needs
 // memory afterwards, so nothing is ever preempted, and no prefix is ever shared.
 
-#include "runtime/kv/static_kv_allocator.h"
-#include "runtime/sched/kv_policy.h"
-#include "runtime/sched/sched_check.h"
+#include "sim/static_kv_policy.h"
 
-namespace pagedserve::sched {
+#include "runtime/sched/sched_check.h"
+#include "sim/static_kv_allocator.h"
+
+namespace pagedserve::sim {
 
 namespace {
+
+using sched::admission_lookup;
+using sched::kv_policy;
+using sched::sched_check;
+using sched::scheduler_config;
 
 class static_kv_policy final : public kv_policy {
  public:
@@ -66,7 +72,7 @@ class static_kv_policy final : public kv_policy {
   }
 
  private:
-  kv::static_kv_allocator allocator_;
+  static_kv_allocator allocator_;
   std::uint32_t region_size_ = 0;
   std::uint32_t block_size_ = 1;
 };
@@ -77,4 +83,4 @@ std::unique_ptr<kv_policy> make_static_kv_policy(const scheduler_config& config)
   return std::make_unique<static_kv_policy>(config);
 }
 
-}  // namespace pagedserve::sched
+}  // namespace pagedserve::sim

@@ -28,11 +28,13 @@
 #include "common/result.h"
 #include "common/types.h"
 #include "runtime/model/model_config.h"
-#include "runtime/sched/workload.h"
+#include "sim/workload.h"
 
 namespace pagedserve {
-
 class checkpoint;
+}
+
+namespace pagedserve::sim {
 
 struct static_baseline_config {
   model_config model;
@@ -59,11 +61,11 @@ struct static_baseline_report {
 
 // B from the rule above; 0 when one reservation does not fit in kv_slots.
 [[nodiscard]] std::uint32_t static_batch_size(std::uint32_t max_num_seqs, std::uint64_t kv_slots,
-                                              std::span<const sched::workload_request> workload);
+                                              std::span<const workload_request> workload);
 
 // Errors: empty workload, an empty prompt, max_tokens 0, a token id outside the vocabulary,
 // a request longer than kv_slots, weights that do not match the model.
 [[nodiscard]] result<static_baseline_report> run_static_baseline(
-    const static_baseline_config& config, std::span<const sched::workload_request> workload);
+    const static_baseline_config& config, std::span<const workload_request> workload);
 
-}  // namespace pagedserve
+}  // namespace pagedserve::sim
