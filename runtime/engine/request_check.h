@@ -2,8 +2,9 @@
 // request_check: the one check of a generation_request against what this engine can serve.
 // The limits come from the engine_plan and the loaded model (request_limits_of); the
 // actors' intake runs prepare_request on every submit before the scheduler sees it, and
-// engine_core runs check_request again for callers that drive it directly. net/ words the
-// same limits in OpenAI's terms for its own 400s, but decides nothing else.
+// engine_core runs prepare_request again (its tokenization is a no-op once intake filled
+// the ids) for callers that drive it directly. net/ words the same limits in OpenAI's
+// terms for its own 400s, but decides nothing else.
 //
 // Errors: invalid_argument (a malformed request: no prompt, a text prompt without a
 // tokenizer, ids outside the vocabulary, max_tokens 0, n outside [1, max_n], sampling
