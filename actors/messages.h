@@ -146,9 +146,9 @@ typename Inspector::result_type inspect(Inspector& f, histogram& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, engine_stats& x) {
   return f(caf::meta::type_name("engine_stats"), x.num_running, x.num_waiting, x.num_total_blocks,
-           x.num_free_blocks, x.kv_usage, x.num_requests, x.num_rejected, x.num_finished,
-           x.num_cancelled, x.num_failed, x.num_steps, x.num_failed_steps, x.num_preemptions,
-           x.num_prompt_tokens, x.num_generation_tokens, x.prefix_cache_queries,
+           x.num_free_blocks, x.kv_usage, x.num_requests, x.num_rejected, x.num_finished_stop,
+           x.num_finished_length, x.num_cancelled, x.num_failed, x.num_steps, x.num_failed_steps,
+           x.num_preemptions, x.num_prompt_tokens, x.num_generation_tokens, x.prefix_cache_queries,
            x.prefix_cache_hits, x.sum_batch_size, x.kv_utilization_sum, x.executor_idle_s,
            x.executor_busy_s, x.device_idle_s, x.device_busy_s, x.executor_host_s,
            x.num_graph_steps, x.iteration_tokens);

@@ -86,7 +86,7 @@ offline_figures engine_figures(double wall_s, const engine_stats& s,
 boost::json::object to_json(const offline_figures& f, const engine_stats& s,
                             std::uint64_t num_leaked_blocks) {
   return {{"num_requests", f.num_requests},
-          {"completed", s.num_finished},
+          {"completed", s.num_finished()},
           {"prompt_tokens", f.prompt_tokens},
           {"output_tokens", f.output_tokens},
           {"wall_s", f.wall_s},

@@ -177,8 +177,8 @@ void apply_choices(simulate_options& opt) {
   opt.config.sched.enable_chunked_prefill = opt.chunked_prefill == "on";
   opt.config.sched.policy = opt.policy == "priority" ? sched::scheduling_policy::priority
                                                      : sched::scheduling_policy::fcfs;
-  opt.config.allocator =
-      opt.allocator == "static" ? sim::allocator_kind::static_region : sim::allocator_kind::paged;
+  opt.config.allocator = opt.allocator == "static" ? sim::allocator_kind::static_reservation
+                                                   : sim::allocator_kind::paged;
   opt.config.arrival_rate = opt.arrival_rate;
 }
 
@@ -229,7 +229,7 @@ int run_simulate(int argc, char** argv) {
   }
   std::optional<simulation_report> static_run;
   if (opt.compare_static) {
-    auto r = run(sim::allocator_kind::static_region);
+    auto r = run(sim::allocator_kind::static_reservation);
     if (!r) {
       std::fprintf(stderr, "pagedserve simulate: %s\n", r.err().message.c_str());
       return 1;

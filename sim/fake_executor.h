@@ -16,7 +16,7 @@ namespace pagedserve::sim {
 
 class fake_executor {
  public:
-  // `block_size` 0: plans carry no block tables (static allocator), nothing to check.
+  // Every plan's block tables are checked to cover its positions at `block_size`.
   explicit fake_executor(std::uint32_t block_size) : block_size_(block_size) {}
 
   [[nodiscard]] sched::step_output run(const sched::step_plan& plan);

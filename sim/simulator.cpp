@@ -8,7 +8,7 @@
 
 #include "runtime/sched/scheduler.h"
 #include "sim/fake_executor.h"
-#include "sim/static_kv_policy.h"
+#include "sim/static_reservation.h"
 
 namespace pagedserve::sim {
 
@@ -16,7 +16,6 @@ namespace {
 
 using sched::event_stamp;
 using sched::first_token;
-using sched::make_paged_kv_policy;
 using sched::request_finished;
 using sched::request_spec;
 using sched::scheduler;
@@ -98,7 +97,6 @@ class report_builder {
   simulation_report finish(const scheduler& sched, double now) {
     const double steps = std::max<double>(1.0, static_cast<double>(report_.steps));
     const double completed = std::max<double>(1.0, static_cast<double>(report_.completed));
-    report_.allocator = std::string(sched.kv().name());
     report_.num_preemptions = sched.totals().num_preemptions;
     report_.mean_running = sum_running_ / steps;
     report_.mean_kv_usage = sum_kv_usage_ / steps;
@@ -146,10 +144,13 @@ result<simulation_report> simulate(const simulation_config& config,
                                    std::span<const workload_request> workload) {
   if (const status valid = validate(config.sched); !valid) return valid.err();
   const bool paged = config.allocator == allocator_kind::paged;
-  scheduler sched(config.sched,
-                  paged ? make_paged_kv_policy(config.sched) : make_static_kv_policy(config.sched));
-  fake_executor executor(paged ? config.sched.block_size : 0);
+  const static_baseline pool =
+      paged ? static_baseline{config.sched, sched::kv_cache_config_of(config.sched)}
+            : static_reservation(config.sched);
+  scheduler sched(pool.sched, pool.kv);
+  fake_executor executor(config.sched.block_size);
   report_builder builder(workload.size(), config.record_outputs);
+  builder.report().allocator = paged ? "paged" : "static";
   const std::vector<arrival> arrivals = arrival_times(config, workload);
 
   double now = 0.0;

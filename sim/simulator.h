@@ -27,7 +27,7 @@
 
 namespace pagedserve::sim {
 
-enum class allocator_kind { paged, static_region };
+enum class allocator_kind { paged, static_reservation };
 
 struct step_cost_model {
   double fixed_s = 4e-3;

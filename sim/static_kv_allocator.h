@@ -1,5 +1,6 @@
 #pragma once
-// static_kv_allocator: the pre-PagedAttention baseline, for the simulator. The KV arena is one
+// static_kv_allocator: the pre-PagedAttention arena itself, bench_kv's baseline for the cost of
+// allocating (the simulator's static baseline is static_reservation.h). The KV arena is one
 // linear run of token slots (num_blocks * block_size). Each sequence reserves ONE contiguous
 // region up front, sized for the longest it may grow (max_model_len), placed first-fit (lowest
 // address that fits). Released regions coalesce with free neighbours.

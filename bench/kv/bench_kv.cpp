@@ -1,10 +1,10 @@
 // bench_kv: cost of the KV block bookkeeping for 256 and 1024 concurrent sequences.
 //   AllocateFreeCycle: admit N sequences (256-token prompts), 32 decode steps each (one
-//     allocate_slots per sequence per step, plus cache_full_blocks when caching), free all.
+//     allocate_slots per sequence per step, plus cache_blocks when caching), free all.
 //     With caching, each cycle uses a new salt, so lookups miss and reused blocks are evicted.
 //   StaticReserveRelease: the same N admissions and frees with the contiguous baseline
 //     allocator (one max_model_len reservation per sequence); the ratio baseline.
-//   PrefixLookup: find_cached_prefix of N prompts sharing a 1024-token system prompt in a
+//   PrefixLookup: get_computed_blocks of N prompts sharing a 1024-token system prompt in a
 //     warm cache (65 full blocks each: 64 hits, then a miss).
 //   HashOnly: hashing the same blocks with no map or confirmation; the lookup's lower bound.
 // Prints Google Benchmark's table, then ratios of CPU times (robust on a shared machine).
@@ -49,14 +49,14 @@ void allocate_free_cycle(benchmark::State& state, bool caching) {
   for (auto _ : state) {
     ++salt;
     for (std::uint64_t s = 0; s < n; ++s) {
-      prefix_match match = m.find_cached_prefix(std::span(tokens[s]).first(prompt_len), salt);
+      computed_blocks match = m.get_computed_blocks(std::span(tokens[s]).first(prompt_len), salt);
       if (!m.allocate_slots(seq_id{base + s}, prompt_len, &match)) state.SkipWithError("full");
-      m.cache_full_blocks(seq_id{base + s}, tokens[s], prompt_len, salt);
+      m.cache_blocks(seq_id{base + s}, tokens[s], prompt_len, salt);
     }
     for (std::uint32_t step = 1; step <= decode_steps; ++step) {
       for (std::uint64_t s = 0; s < n; ++s) {
         if (!m.allocate_slots(seq_id{base + s}, prompt_len + step)) state.SkipWithError("full");
-        m.cache_full_blocks(seq_id{base + s}, tokens[s], prompt_len + step, salt);
+        m.cache_blocks(seq_id{base + s}, tokens[s], prompt_len + step, salt);
       }
     }
     for (std::uint64_t s = 0; s < n; ++s) m.free(seq_id{base + s});
@@ -95,9 +95,9 @@ void BM_PrefixLookup(benchmark::State& state) {
   kv_cache_manager m(kv_cache_config{n * 4 + 128, block_size, true});
   const auto first = static_cast<std::uint32_t>(prompts[0].size());
   if (!m.allocate_slots(seq_id{0}, first)) state.SkipWithError("full");
-  m.cache_full_blocks(seq_id{0}, prompts[0], first);
+  m.cache_blocks(seq_id{0}, prompts[0], first);
   for (auto _ : state) {
-    for (const auto& p : prompts) benchmark::DoNotOptimize(m.find_cached_prefix(p));
+    for (const auto& p : prompts) benchmark::DoNotOptimize(m.get_computed_blocks(p));
   }
   state.SetItemsProcessed(state.iterations() * n);
 }

@@ -2,8 +2,9 @@
 // update_from_output: append tokens, commit full blocks, stop checks, release of finished
 // sequences) with N sequences in steady decode. A finished sequence is replaced at once by a
 // new request (32-token prompt), so every step also carries a little admission and release.
-// Baseline in the same run: the same loop under the static allocator (one region per
-// sequence, no block tables): the ratio is what paged bookkeeping costs per step.
+// Baseline in the same run: the same loop with every sequence's blocks reserved for
+// max_model_len at admission (sim/static_reservation.h: tables never grow afterwards): the
+// ratio is what growing block tables on demand costs per step.
 // Goals on the development machine: < 20 us at 256 sequences, < 80 us at 1,024.
 //
 // Steady state: outputs run 128..255 tokens, so the first finishes come only after 128
@@ -28,7 +29,7 @@
 #include <variant>
 
 #include "runtime/sched/scheduler.h"
-#include "sim/static_kv_policy.h"
+#include "sim/static_reservation.h"
 
 namespace pagedserve::sched {
 namespace {
@@ -39,7 +40,7 @@ constexpr std::uint32_t min_output = 128;
 class steady_decode {
  public:
   steady_decode(std::uint32_t num_seqs, bool paged)
-      : sched_(config(num_seqs), policy(num_seqs, paged)) {
+      : sched_(pool(num_seqs, paged).sched, pool(num_seqs, paged).kv) {
     for (std::uint32_t i = 0; i < num_seqs; ++i) add();
     // Warm up past the longest output: admission done, finishes and admissions under way.
     for (std::uint32_t i = 0; i < 2 * min_output + 64; ++i) step();
@@ -67,7 +68,7 @@ class steady_decode {
   [[nodiscard]] std::uint32_t num_running() const { return sched_.num_running(); }
 
  private:
-  static scheduler_config config(std::uint32_t num_seqs) {
+  static scheduler_config config(std::uint32_t num_seqs, bool paged) {
     scheduler_config c;
     c.max_num_seqs = num_seqs;
     c.max_num_batched_tokens = 8192;
@@ -75,14 +76,13 @@ class steady_decode {
     c.block_size = 16;
     // Room for every sequence at its longest (prompt + 2 * min_output), plus slack.
     c.num_blocks = num_seqs * ((prompt_len + 2 * min_output) / 16 + 2);
+    if (!paged) c.num_blocks = num_seqs * (c.max_model_len / c.block_size);  // one each
     return c;
   }
 
-  static std::unique_ptr<kv_policy> policy(std::uint32_t num_seqs, bool paged) {
-    scheduler_config c = config(num_seqs);
-    if (paged) return make_paged_kv_policy(c);
-    c.num_blocks = num_seqs * (c.max_model_len / c.block_size);  // one region per sequence
-    return sim::make_static_kv_policy(c);
+  static sim::static_baseline pool(std::uint32_t num_seqs, bool paged) {
+    const scheduler_config c = config(num_seqs, paged);
+    return paged ? sim::static_baseline{c, kv_cache_config_of(c)} : sim::static_reservation(c);
   }
 
   void add() {

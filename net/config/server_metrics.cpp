@@ -137,19 +137,6 @@ void server_metrics::observe_queue_time(double seconds) {
   queue_.observe(seconds);
 }
 
-void server_metrics::count_request_finished(std::string_view finished_reason) {
-  std::lock_guard lock(mutex_);
-  if (finished_reason == "stop") {
-    ++num_finished_stop_;
-  } else if (finished_reason == "length") {
-    ++num_finished_length_;
-  } else if (finished_reason == "abort") {
-    ++num_finished_abort_;
-  } else {
-    ++num_finished_error_;  // "error" and anything unexpected
-  }
-}
-
 // 1xx (WebSocket upgrades) and 3xx are not counted: the server sends no other kinds.
 void server_metrics::count_http_response(unsigned status) {
   std::lock_guard lock(mutex_);
@@ -177,12 +164,13 @@ std::string server_metrics::render(const engine_stats& stats, std::string_view m
   out.counter("prompt_tokens_total", "Prompt tokens prefilled.", stats.num_prompt_tokens);
   out.counter("generation_tokens_total", "Tokens generated.", stats.num_generation_tokens);
 
-  out.family("request_success_total", "counter", "Finished API requests by finish reason.");
+  out.family("request_success_total", "counter",
+             "Finished completions by finish reason (a request with n > 1 counts n).");
   const std::array<std::pair<const char*, std::uint64_t>, 4> finished = {
-      {{"stop", num_finished_stop_},
-       {"length", num_finished_length_},
-       {"abort", num_finished_abort_},
-       {"error", num_finished_error_}}};
+      {{"stop", stats.num_finished_stop},
+       {"length", stats.num_finished_length},
+       {"abort", stats.num_cancelled},
+       {"error", stats.num_failed}}};
   for (const auto& [reason, n] : finished) {
     out.sample("request_success_total", "finished_reason=\"" + std::string(reason) + "\"",
                std::to_string(n));

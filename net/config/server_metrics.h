@@ -22,8 +22,6 @@ class server_metrics {
   void observe_inter_token_latency(double seconds);  // every gap between streamed tokens
   void observe_e2e_latency(double seconds);
   void observe_queue_time(double seconds);  // request_final::queue_time_s
-  // One finished API request: finished_reason is "stop" | "length" | "abort" | "error".
-  void count_request_finished(std::string_view finished_reason);
   void count_http_response(unsigned status);
 
   // The metric families listed in docs/metrics.md, each with # HELP and # TYPE, labelled
@@ -36,10 +34,6 @@ class server_metrics {
   histogram itl_;
   histogram e2e_;
   histogram queue_;
-  std::uint64_t num_finished_stop_ = 0;
-  std::uint64_t num_finished_length_ = 0;
-  std::uint64_t num_finished_abort_ = 0;
-  std::uint64_t num_finished_error_ = 0;
   std::uint64_t num_responses_2xx_ = 0;
   std::uint64_t num_responses_4xx_ = 0;
   std::uint64_t num_responses_5xx_ = 0;

@@ -8,21 +8,6 @@
 namespace pagedserve::net {
 namespace {
 
-// For the per-request count: error > abort > length > stop.
-int severity(finish_reason kind) {
-  switch (kind) {
-    case finish_reason::stop:
-      return 0;
-    case finish_reason::length:
-      return 1;
-    case finish_reason::cancelled:
-      return 2;
-    case finish_reason::error:
-      return 3;
-  }
-  return 3;
-}
-
 double seconds_between(steady_clock::time_point from, steady_clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
@@ -40,13 +25,9 @@ completion_call::completion_call(call_output& out, server_context& ctx, api_requ
       arrival_(arrival),
       last_token_(request_.prompts.size() * request_.n) {}
 
-completion_call::~completion_call() {
-  cancel_all();
-  if (!counted_ && !refused_) {
-    counted_ = true;
-    ctx_.metrics.count_request_finished("abort");
-  }
-}
+// A call that goes away unfinished (its client left) cancels what it submitted; the engine
+// counts those completions as cancelled (request_success_total{finished_reason="abort"}).
+completion_call::~completion_call() { cancel_all(); }
 
 void completion_call::start() {
   submissions_.reserve(request_.prompts.size());
@@ -96,7 +77,6 @@ void completion_call::on_chunk(std::size_t prompt, const token_chunk& chunk) {
 }
 
 void completion_call::on_final(std::size_t prompt, const request_final& final) {
-  if (severity(final.reason) > severity(worst_)) worst_ = final.reason;
   if (final.queue_time_s > 0.0) ctx_.metrics.observe_queue_time(final.queue_time_s);
   std::vector<std::string> payloads;
   builder_.on_final(prompt, final, payloads);
@@ -126,7 +106,6 @@ void completion_call::ensure_head() {
 void completion_call::complete() {
   finished_ = true;
   ctx_.metrics.observe_e2e_latency(seconds_between(arrival_, steady_clock::now()));
-  count_finished();
   if (abandoned_) return;
   const std::optional<std::string>& engine_error = builder_.error_message();
   if (request_.stream) {
@@ -168,12 +147,6 @@ void completion_call::abandon() {
 
 void completion_call::cancel_all() {
   for (const submission& s : submissions_) s.cancel();
-}
-
-void completion_call::count_finished() {
-  if (counted_) return;
-  counted_ = true;
-  ctx_.metrics.count_request_finished(finish_reason_name(worst_));
 }
 
 }  // namespace pagedserve::net

@@ -67,7 +67,6 @@ class completion_call {
   void complete();
   void refuse(const error& err);
   void cancel_all();
-  void count_finished();
 
   call_output& out_;
   server_context& ctx_;
@@ -81,11 +80,9 @@ class completion_call {
   bool abandoned_ = false;
   bool refused_ = false;
   bool finished_ = false;
-  bool counted_ = false;
   std::vector<std::string> pending_;  // stream payloads made before the head went out
   bool first_token_seen_ = false;
   std::vector<std::optional<steady_clock::time_point>> last_token_;  // per choice
-  finish_reason worst_ = finish_reason::stop;  // for the finished-requests count
 };
 
 }  // namespace pagedserve::net

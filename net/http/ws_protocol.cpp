@@ -88,7 +88,6 @@ ws_call::ws_call(server_context& ctx, std::string id, api_request request,
 
 ws_call::~ws_call() {
   for (const submission& s : submissions_) s.cancel();
-  count_finished("abort");
 }
 
 void ws_call::on_accepted(std::size_t /*prompt*/, const result<request_id>& id,
@@ -96,7 +95,6 @@ void ws_call::on_accepted(std::size_t /*prompt*/, const result<request_id>& id,
   if (finished_ || id.ok()) return;
   for (const submission& s : submissions_) s.cancel();
   finished_ = true;
-  counted_ = true;  // refused: never ran
   out.push_back(ws_error_message(id_, to_api_error(id.err())));
 }
 
@@ -142,11 +140,9 @@ void ws_call::on_final(std::size_t prompt, const request_final& final,
   finished_ = true;
   ctx_.metrics.observe_e2e_latency(seconds_between(arrival_, clock::now()));
   if (engine_error_) {
-    count_finished("error");
     out.push_back(ws_error_message(id_, internal_error(*engine_error_)));
     return;
   }
-  count_finished(finish_reason_name(*reasons_.front()));
   out.push_back(done_message());
 }
 
@@ -158,7 +154,6 @@ void ws_call::fail(const api_error& err, std::vector<std::string>& out) {
   if (finished_) return;
   cancel();
   finished_ = true;
-  count_finished("abort");
   out.push_back(ws_error_message(id_, err));
 }
 
@@ -192,12 +187,6 @@ std::string ws_call::done_message() const {
                                   {"completion_tokens", completion_tokens_},
                                   {"total_tokens", prompt_tokens + completion_tokens_}};
   return json::serialize(message);
-}
-
-void ws_call::count_finished(std::string_view reason) {
-  if (counted_) return;
-  counted_ = true;
-  ctx_.metrics.count_request_finished(reason);
 }
 
 }  // namespace pagedserve::net

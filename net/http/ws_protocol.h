@@ -67,7 +67,6 @@ class ws_call {
                                           const std::vector<token_id>& token_ids,
                                           const std::vector<chunk_logprob>& logprobs) const;
   [[nodiscard]] std::string done_message() const;
-  void count_finished(std::string_view reason);
 
   server_context& ctx_;
   const std::string id_;
@@ -82,7 +81,6 @@ class ws_call {
   bool first_token_seen_ = false;
   std::vector<std::optional<clock::time_point>> last_token_;  // per choice
   bool finished_ = false;
-  bool counted_ = false;
   call_registration registration_;
 };
 

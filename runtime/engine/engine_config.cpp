@@ -59,4 +59,18 @@ status validate(const engine_config& config) {
   return status::success();
 }
 
+std::uint64_t& engine_stats::num_finished_by(finish_reason reason) {
+  switch (reason) {
+    case finish_reason::stop:
+      return num_finished_stop;
+    case finish_reason::length:
+      return num_finished_length;
+    case finish_reason::cancelled:
+      return num_cancelled;
+    case finish_reason::error:
+      break;
+  }
+  return num_failed;
+}
+
 }  // namespace pagedserve

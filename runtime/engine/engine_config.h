@@ -8,6 +8,7 @@
 
 #include "common/result.h"
 #include "runtime/metrics/histogram.h"
+#include "runtime/sched/finish_reason.h"
 #include "runtime/sched/scheduler_config.h"
 
 namespace pagedserve {
@@ -59,9 +60,12 @@ struct engine_stats {
   double kv_usage = 0.0;
   std::uint64_t num_requests = 0;  // accepted
   std::uint64_t num_rejected = 0;
-  std::uint64_t num_finished = 0;
-  std::uint64_t num_cancelled = 0;
-  std::uint64_t num_failed = 0;
+  // Completions ended, by finish reason (a request with n > 1 ends n times). Counted in one
+  // place, engine_core; /metrics shows them as request_success_total.
+  std::uint64_t num_finished_stop = 0;    // EOS, a stop token or a stop string
+  std::uint64_t num_finished_length = 0;  // max_tokens or max_model_len
+  std::uint64_t num_cancelled = 0;        // the client cancelled or went away ("abort")
+  std::uint64_t num_failed = 0;           // the step computing it failed ("error")
   std::uint64_t num_steps = 0;
   std::uint64_t num_failed_steps = 0;
   std::uint64_t num_preemptions = 0;
@@ -85,6 +89,12 @@ struct engine_stats {
   std::uint64_t num_graph_steps = 0;  // steps that replayed a captured decode graph
   // Tokens per step (prompt + generated), with vLLM's buckets.
   histogram iteration_tokens = histogram::with_bounds(iteration_tokens_buckets());
+
+  [[nodiscard]] std::uint64_t num_finished() const {
+    return num_finished_stop + num_finished_length + num_cancelled + num_failed;
+  }
+  // The counter of `reason`.
+  [[nodiscard]] std::uint64_t& num_finished_by(finish_reason reason);
 };
 
 }  // namespace pagedserve

@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "runtime/engine/output_stream.h"
-#include "runtime/sched/kv_policy.h"
 
 namespace pagedserve {
 
@@ -39,8 +38,7 @@ struct engine_core_base::request_state {
 engine_core_base::engine_core_base(engine_core_setup setup)
     : setup_(std::move(setup)),
       limits_(request_limits_of(setup_.config, *setup_.plan, setup_.vocab_size, setup_.tok)),
-      scheduler_(std::make_unique<sched::scheduler>(
-          setup_.plan->sched, sched::make_paged_kv_policy(setup_.plan->sched))) {}
+      scheduler_(std::make_unique<sched::scheduler>(setup_.plan->sched)) {}
 
 engine_core_base::~engine_core_base() = default;
 
@@ -297,9 +295,7 @@ void engine_core_base::end_completion(completion& c, finish_reason reason,
   if (c.first_scheduled) final_event.queue_time_s = *c.first_scheduled - c.owner->arrival_time;
   c.done = true;
   if (++c.owner->num_done == c.owner->completions.size()) ended_.push_back(c.owner->id);
-  ++totals_.num_finished;
-  if (reason == finish_reason::cancelled) ++totals_.num_cancelled;
-  if (reason == finish_reason::error) ++totals_.num_failed;
+  ++totals_.num_finished_by(reason);
   events.push_back(event{c.owner->id, std::move(final_event)});
 }
 

@@ -45,7 +45,7 @@ struct kv_block {
   // Next block in the same prefix-cache bucket chain (cached_block_map); set only while cached.
   std::optional<block_id> next_cached;
   // Value of the pool's eviction counter right after this block was last evicted (0: never).
-  // A prefix_match found when the counter was lower is stale for this block.
+  // A computed_blocks found when the counter was lower is stale for this block.
   std::uint64_t evicted_at = 0;
 
   [[nodiscard]] std::optional<block_hash> hash() const {

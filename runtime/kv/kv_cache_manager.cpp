@@ -18,9 +18,9 @@ kv_cache_manager::kv_cache_manager(kv_cache_config config, block_hash_fn hash_fn
   kv_check(static_cast<bool>(hash_fn_), "kv_cache_manager needs a hash function");
 }
 
-prefix_match kv_cache_manager::find_cached_prefix(std::span<const token_id> prompt,
-                                                  std::uint64_t salt) {
-  prefix_match match;
+computed_blocks kv_cache_manager::get_computed_blocks(std::span<const token_id> prompt,
+                                                      std::uint64_t salt) {
+  computed_blocks match;
   match.num_evictions_at_lookup = pool_.num_evictions();
   if (!config_.enable_prefix_caching || prompt.empty()) return match;
   // Cap at (size - 1) tokens so the last prompt token is always computed (it gives the
@@ -43,15 +43,17 @@ prefix_match kv_cache_manager::find_cached_prefix(std::span<const token_id> prom
 }
 
 bool kv_cache_manager::can_allocate(seq_id seq, std::uint32_t num_tokens_after_step,
-                                    const prefix_match* new_prefix) const {
-  return num_blocks_to_take(seq, num_tokens_after_step, new_prefix) <= pool_.num_free_blocks();
+                                    const computed_blocks* new_computed_blocks) const {
+  return get_num_blocks_to_allocate(seq, num_tokens_after_step, new_computed_blocks) <=
+         pool_.num_free_blocks();
 }
 
 bool kv_cache_manager::allocate_slots(seq_id seq, std::uint32_t num_tokens_after_step,
-                                      const prefix_match* new_prefix) {
-  if (!can_allocate(seq, num_tokens_after_step, new_prefix)) return false;
+                                      const computed_blocks* new_computed_blocks) {
+  if (!can_allocate(seq, num_tokens_after_step, new_computed_blocks)) return false;
   seq_state& state = seqs_[seq];
-  if (state.blocks.empty() && new_prefix != nullptr) adopt_prefix(state, *new_prefix);
+  if (state.blocks.empty() && new_computed_blocks != nullptr)
+    adopt_prefix(state, *new_computed_blocks);
   const std::uint32_t needed = blocks_for(num_tokens_after_step);
   const auto have = static_cast<std::uint32_t>(state.blocks.size());
   if (needed > have) {
@@ -61,11 +63,11 @@ bool kv_cache_manager::allocate_slots(seq_id seq, std::uint32_t num_tokens_after
   return true;
 }
 
-void kv_cache_manager::cache_full_blocks(seq_id seq, std::span<const token_id> tokens,
-                                         std::uint32_t num_computed_tokens, std::uint64_t salt) {
+void kv_cache_manager::cache_blocks(seq_id seq, std::span<const token_id> tokens,
+                                    std::uint32_t num_computed_tokens, std::uint64_t salt) {
   if (!config_.enable_prefix_caching) return;
   auto it = seqs_.find(seq);
-  kv_check(it != seqs_.end(), "cache_full_blocks for a sequence without a block table");
+  kv_check(it != seqs_.end(), "cache_blocks for a sequence without a block table");
   kv_check(num_computed_tokens <= tokens.size(), "more computed tokens than tokens given");
   seq_state& state = it->second;
   const std::uint32_t num_full = num_computed_tokens / config_.block_size;
@@ -109,47 +111,55 @@ double kv_cache_manager::usage() const {
 }
 
 std::uint32_t kv_cache_manager::blocks_for(std::uint32_t num_tokens) const {
-  return (num_tokens + config_.block_size - 1) / config_.block_size;
+  const std::uint32_t covered = std::max(num_tokens, config_.reserve_tokens_per_sequence);
+  return (covered + config_.block_size - 1) / config_.block_size;
 }
 
-// Blocks the free queue must supply: new blocks, plus unreferenced prefix blocks (they are
-// counted as free now but leave the queue when adopted).
-std::uint32_t kv_cache_manager::num_blocks_to_take(seq_id seq, std::uint32_t num_tokens_after_step,
-                                                   const prefix_match* new_prefix) const {
+std::uint32_t kv_cache_manager::num_blocks_held() const { return num_blocks() - num_free_blocks(); }
+
+std::uint64_t kv_cache_manager::max_tokens_per_sequence() const {
+  const std::uint64_t capacity = std::uint64_t{num_blocks()} * config_.block_size;
+  return config_.reserve_tokens_per_sequence > capacity ? 0 : capacity;
+}
+
+std::uint32_t kv_cache_manager::get_num_blocks_to_allocate(
+    seq_id seq, std::uint32_t num_tokens_after_step,
+    const computed_blocks* new_computed_blocks) const {
   auto it = seqs_.find(seq);
   std::uint32_t have = 0;
   std::uint32_t num_evictable_prefix = 0;
   if (it != seqs_.end() && !it->second.blocks.empty()) {
     have = static_cast<std::uint32_t>(it->second.blocks.size());
-    if (new_prefix != nullptr && !new_prefix->blocks.empty()) {
+    if (new_computed_blocks != nullptr && !new_computed_blocks->blocks.empty()) {
       const auto& table = it->second.blocks;
-      kv_check(new_prefix->blocks.size() <= table.size() &&
-                   std::equal(new_prefix->blocks.begin(), new_prefix->blocks.end(), table.begin()),
-               "a prefix_match can only be adopted by a sequence without blocks");
+      kv_check(new_computed_blocks->blocks.size() <= table.size() &&
+                   std::equal(new_computed_blocks->blocks.begin(),
+                              new_computed_blocks->blocks.end(), table.begin()),
+               "a computed_blocks can only be adopted by a sequence without blocks");
     }
-  } else if (new_prefix != nullptr) {
-    check_prefix_fresh(*new_prefix);
-    have = static_cast<std::uint32_t>(new_prefix->blocks.size());
+  } else if (new_computed_blocks != nullptr) {
+    check_prefix_fresh(*new_computed_blocks);
+    have = static_cast<std::uint32_t>(new_computed_blocks->blocks.size());
     num_evictable_prefix = static_cast<std::uint32_t>(std::ranges::count_if(
-        new_prefix->blocks, [&](block_id id) { return pool_.block(id).ref_cnt == 0; }));
+        new_computed_blocks->blocks, [&](block_id id) { return pool_.block(id).ref_cnt == 0; }));
   }
   const std::uint32_t needed = blocks_for(num_tokens_after_step);
   return (needed > have ? needed - have : 0) + num_evictable_prefix;
 }
 
-void kv_cache_manager::check_prefix_fresh(const prefix_match& prefix) const {
+void kv_cache_manager::check_prefix_fresh(const computed_blocks& prefix) const {
   kv_check(prefix.num_computed_tokens == prefix.blocks.size() * config_.block_size,
-           "prefix_match token count disagrees with its blocks");
+           "computed_blocks token count disagrees with its blocks");
   for (block_id id : prefix.blocks) {
     const kv_block& block = pool_.block(id);
     if (!block.cached || block.evicted_at > prefix.num_evictions_at_lookup) {
-      kv_fail("stale prefix_match: block " + std::to_string(id.value()) +
+      kv_fail("stale computed_blocks: block " + std::to_string(id.value()) +
               " was evicted after the lookup; look the prefix up again");
     }
   }
 }
 
-void kv_cache_manager::adopt_prefix(seq_state& state, const prefix_match& prefix) {
+void kv_cache_manager::adopt_prefix(seq_state& state, const computed_blocks& prefix) {
   if (prefix.blocks.empty()) return;
   pool_.touch(prefix.blocks);
   state.blocks = prefix.blocks;

@@ -14,11 +14,19 @@
 
 namespace pagedserve::sched {
 
-scheduler::scheduler(scheduler_config config, std::unique_ptr<kv_policy> kv)
-    : config_(config), kv_(std::move(kv)) {
+kv::kv_cache_config kv_cache_config_of(const scheduler_config& config) {
+  return kv::kv_cache_config{config.num_blocks, config.block_size, config.enable_prefix_caching};
+}
+
+scheduler::scheduler(scheduler_config config) : scheduler(config, kv_cache_config_of(config)) {}
+
+scheduler::scheduler(scheduler_config config, kv::kv_cache_config kv_config)
+    : config_(config), kv_(kv_config) {
   const status valid = validate(config_);
   sched_check(valid.ok(), valid.ok() ? "" : valid.err().message);
-  sched_check(kv_ != nullptr, "scheduler needs a kv_policy");
+  sched_check(
+      kv_config.num_blocks == config.num_blocks && kv_config.block_size == config.block_size,
+      "the KV pool disagrees with the scheduler config");
 }
 
 scheduler::~scheduler() = default;
@@ -42,11 +50,11 @@ result<seq_id> scheduler::add_request(request_spec spec, double now) {
                       std::to_string(spec.max_tokens) + ") exceeds max_model_len (" +
                       std::to_string(config_.max_model_len) + ")");
   }
-  if (num_max > kv_->max_tokens_per_sequence()) {
+  if (num_max > kv_.max_tokens_per_sequence()) {
     return reject(error_code::capacity_exceeded,
                   which + "prompt + max_tokens (" + std::to_string(num_max) +
                       " tokens) exceeds the whole KV cache (" +
-                      std::to_string(kv_->max_tokens_per_sequence()) + " tokens)");
+                      std::to_string(kv_.max_tokens_per_sequence()) + " tokens)");
   }
   const seq_id id{next_seq_++};
   const completion_id request = spec.id;
@@ -99,12 +107,10 @@ const sequence* scheduler::find(completion_id request) const {
 void scheduler::finish(tracked& t, finish_reason reason, double now) {
   const bool was_running = t.seq.status() == sequence_status::running;
   t.seq.finish(reason);
-  if (was_running) kv_->release(t.seq.id());
+  if (was_running) kv_.free(t.seq.id());
   // A preempted sequence still has state in the executor (its sampler), so it is named too.
   if (t.seq.was_ever_scheduled()) finished_since_plan_.push_back(t.seq.id());
   if (was_running && applying_step_) ++num_finished_in_update_;
-  ++totals_.num_finished;
-  if (reason == finish_reason::cancelled) ++totals_.num_cancelled;
   events_.emplace_back(
       request_finished{stamp(t, event_step(), now), reason, t.seq.num_output_tokens()});
   const auto it = sequences_.find(t.seq.request());

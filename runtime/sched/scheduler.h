@@ -1,7 +1,8 @@
 #pragma once
-// scheduler: the continuous-batching policy. Pure bookkeeping over a kv_policy; the caller
-// drives it one step at a time and supplies the time (no clocks inside). A request here is
-// one completion (completion_id; engine_core splits a client's n > 1 request into n):
+// scheduler: the continuous-batching policy. Pure bookkeeping over a kv::kv_cache_manager
+// (the block pool and prefix cache, driven with vLLM's verbs); the caller
+// drives it one step at a time and supplies the time (no clocks inside). A request here
+// is one completion (completion_id; engine_core splits a client's n > 1 request into n):
 //
 //   add_request(spec, now)        -> seq id, or an error when the request can never fit
 //   schedule(now)                 -> step_plan (phase 1: running, phase 2: waiting)
@@ -31,21 +32,24 @@
 #include <vector>
 
 #include "common/result.h"
+#include "runtime/kv/kv_cache_manager.h"
 #include "runtime/sched/events.h"
-#include "runtime/sched/kv_policy.h"
 #include "runtime/sched/scheduler_config.h"
 #include "runtime/sched/sequence.h"
 #include "runtime/sched/step_plan.h"
 
 namespace pagedserve::sched {
 
-// Running totals since construction.
+// The pool a scheduler_config describes: config.num_blocks of config.block_size tokens,
+// prefix caching as configured, blocks on demand.
+[[nodiscard]] kv::kv_cache_config kv_cache_config_of(const scheduler_config& config);
+
+// Running totals since construction. Finished requests are not counted here: each one is a
+// request_finished event, and whoever drives the scheduler counts those (engine_core).
 struct scheduler_totals {
   std::uint64_t num_steps = 0;
   std::uint64_t num_admitted = 0;
   std::uint64_t num_rejected = 0;
-  std::uint64_t num_finished = 0;  // including cancelled
-  std::uint64_t num_cancelled = 0;
   std::uint64_t num_preemptions = 0;
   std::uint64_t num_prefill_tokens = 0;  // recomputation after preemption included
   std::uint64_t num_decode_tokens = 0;
@@ -56,7 +60,10 @@ struct scheduler_totals {
 class scheduler {
  public:
   // Aborts on an invalid config: callers validate() first to report it as a value.
-  scheduler(scheduler_config config, std::unique_ptr<kv_policy> kv);
+  explicit scheduler(scheduler_config config);
+  // Another pool policy over the same blocks (sim/static_reservation.h): `kv_config` must
+  // have config's num_blocks and block_size.
+  scheduler(scheduler_config config, kv::kv_cache_config kv_config);
   ~scheduler();
   scheduler(const scheduler&) = delete;
   scheduler& operator=(const scheduler&) = delete;
@@ -98,7 +105,7 @@ class scheduler {
   [[nodiscard]] const sequence* find(completion_id request) const;
   [[nodiscard]] const scheduler_totals& totals() const { return totals_; }
   [[nodiscard]] const scheduler_config& config() const { return config_; }
-  [[nodiscard]] const kv_policy& kv() const { return *kv_; }
+  [[nodiscard]] const kv::kv_cache_manager& kv() const { return kv_; }
 
  private:
   // Waiting order: (class, priority, arrival, seq). `class` puts preempted sequences first
@@ -107,8 +114,8 @@ class scheduler {
 
   struct tracked {
     explicit tracked(sequence s) : seq(std::move(s)) {}
-    // Cached from the kv_policy after each admit/grow, so a step that needs no new memory
-    // makes no kv_policy call for this sequence.
+    // Cached from the kv_cache_manager after each allocation, so a step that needs no new
+    // memory makes no kv_cache_manager call for this sequence.
     std::uint64_t num_slots = 0;
     std::uint32_t num_table_blocks = 0;
     std::uint32_t num_scheduled = 0;  // in the plan being built (0 when not in it)
@@ -151,6 +158,8 @@ class scheduler {
   bool make_room(tracked& t, std::uint32_t num_new, step_plan& plan, token_budget& budget,
                  double now);
   bool try_admit(tracked& t, step_plan& plan, token_budget& budget, double now);
+  [[nodiscard]] bool fits_with_watermark(const tracked& t, std::uint32_t num_after,
+                                         const kv::computed_blocks& computed) const;
   void count_prefix_lookup(std::uint32_t num_tokens, std::uint32_t num_cached, step_stats& stats);
   void add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_new,
                    std::size_t num_blocks_before, step_plan& plan, token_budget& budget);
@@ -176,7 +185,7 @@ class scheduler {
   [[nodiscard]] event_stamp stamp(const tracked& t, std::uint64_t step, double now) const;
 
   scheduler_config config_;
-  std::unique_ptr<kv_policy> kv_;
+  kv::kv_cache_manager kv_;
   std::unordered_map<completion_id, std::unique_ptr<tracked>> sequences_;
   std::vector<tracked*> running_;            // admission order
   std::map<waiting_key, tracked*> waiting_;  // policy order

@@ -2,6 +2,7 @@
 // plan's statistics. Preemption lives here too: it only ever happens while building a plan.
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "runtime/sched/sched_check.h"
@@ -89,7 +90,7 @@ bool scheduler::make_room(tracked& t, std::uint32_t num_new, step_plan& plan, to
                           double now) {
   const std::uint32_t num_after = t.seq.num_computed_tokens() + num_new;
   if (num_after <= t.num_slots) return true;
-  while (!kv_->grow(t.seq.id(), num_after)) {
+  while (!kv_.allocate_slots(t.seq.id(), num_after)) {
     tracked& victim = pick_victim();
     preempt(victim, plan, budget, now);
     if (&victim == &t) return false;
@@ -99,8 +100,8 @@ bool scheduler::make_room(tracked& t, std::uint32_t num_new, step_plan& plan, to
 }
 
 void scheduler::refresh_allocation(tracked& t) {
-  t.num_slots = kv_->num_slots_allocated(t.seq.id());
-  t.num_table_blocks = static_cast<std::uint32_t>(kv_->block_table(t.seq.id()).size());
+  t.num_table_blocks = static_cast<std::uint32_t>(kv_.block_table(t.seq.id()).size());
+  t.num_slots = std::uint64_t{t.num_table_blocks} * kv_.block_size();
 }
 
 // The last running sequence in policy order: lowest priority (largest value) under the
@@ -123,7 +124,7 @@ scheduler::tracked& scheduler::pick_victim() {
 void scheduler::preempt(tracked& victim, step_plan& plan, token_budget& budget, double now) {
   if (victim.num_scheduled > 0) unschedule(victim, plan, budget);
   const std::uint32_t num_lost = victim.seq.num_computed_tokens();
-  kv_->release(victim.seq.id());
+  kv_.free(victim.seq.id());
   victim.num_slots = 0;
   victim.num_table_blocks = 0;
   remove_running(victim);
@@ -161,35 +162,46 @@ void scheduler::schedule_waiting(step_plan& plan, token_budget& budget, double n
 bool scheduler::try_admit(tracked& t, step_plan& plan, token_budget& budget, double now) {
   // Preempted while its last step ran: resumable once that step's token has arrived.
   if (t.seq.num_pending_outputs() > 0) return false;
-  const admission_lookup lookup = kv_->lookup_prefix(t.seq.all_token_ids());
-  const std::uint32_t num_uncomputed = t.seq.num_tokens() - lookup.num_cached_tokens;
+  const kv::computed_blocks computed = kv_.get_computed_blocks(t.seq.all_token_ids());
+  const std::uint32_t num_cached = computed.num_computed_tokens;
+  const std::uint32_t num_uncomputed = t.seq.num_tokens() - num_cached;
   std::uint32_t num_new = std::min(num_uncomputed, budget.num_left);
   if (config_.long_prefill_token_threshold > 0) {
     num_new = std::min(num_new, config_.long_prefill_token_threshold);
   }
   if (!config_.enable_chunked_prefill && num_new < num_uncomputed) return false;
-  const std::uint32_t num_after = lookup.num_cached_tokens + num_new;
-  // The watermark guards running sequences; with none running it could only block forever.
-  const double watermark = running_.empty() ? 0.0 : config_.watermark;
-  if (!kv_->can_admit(t.seq.id(), num_after, lookup, watermark)) return false;
-  const bool admitted = kv_->admit(t.seq.id(), num_after, lookup);
-  sched_check(admitted, "kv_policy admit failed after can_admit");
+  const std::uint32_t num_after = num_cached + num_new;
+  if (!fits_with_watermark(t, num_after, computed)) return false;
+  const bool allocated = kv_.allocate_slots(t.seq.id(), num_after, &computed);
+  sched_check(allocated, "allocate_slots failed although the blocks were free");
   refresh_allocation(t);
 
   const bool resumed = t.seq.status() == sequence_status::preempted;
   waiting_.erase(t.key);
-  t.seq.start_running(lookup.num_cached_tokens);
+  t.seq.start_running(num_cached);
   running_.push_back(&t);
   ++totals_.num_admitted;
-  count_prefix_lookup(t.seq.num_tokens(), lookup.num_cached_tokens, plan.stats);
+  count_prefix_lookup(t.seq.num_tokens(), num_cached, plan.stats);
   if (resumed) {
-    events_.emplace_back(request_resumed{stamp(t, plan.step, now), lookup.num_cached_tokens});
+    events_.emplace_back(request_resumed{stamp(t, plan.step, now), num_cached});
   } else {
-    events_.emplace_back(request_scheduled{stamp(t, plan.step, now), lookup.num_cached_tokens});
+    events_.emplace_back(request_scheduled{stamp(t, plan.step, now), num_cached});
   }
   add_to_plan(t, resumed ? schedule_kind::resumed : schedule_kind::new_sequence, num_new, 0, plan,
               budget);
   return true;
+}
+
+// Watermark: after admitting `t` at least ceil(watermark * num_blocks) blocks stay free, so
+// a fresh admission does not force a preemption at once (vLLM's watermark_blocks). It guards
+// running sequences; with none running it could only block forever.
+bool scheduler::fits_with_watermark(const tracked& t, std::uint32_t num_after,
+                                    const kv::computed_blocks& computed) const {
+  const double watermark = running_.empty() ? 0.0 : config_.watermark;
+  const auto num_kept =
+      static_cast<std::uint64_t>(std::ceil(watermark * static_cast<double>(kv_.num_blocks())));
+  const std::uint64_t num_needed = kv_.get_num_blocks_to_allocate(t.seq.id(), num_after, &computed);
+  return num_needed + num_kept <= kv_.num_free_blocks();
 }
 
 // Prefix-cache figures count admissions, not lookups: the head of the waiting queue is
@@ -218,7 +230,7 @@ void scheduler::add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_ne
   entry.samples =
       seq.num_computed_tokens() + num_new == seq.num_tokens() + seq.num_pending_outputs();
   if (t.num_table_blocks > num_blocks_before) {
-    const std::span<const block_id> table = kv_->block_table(seq.id());
+    const std::span<const block_id> table = kv_.block_table(seq.id());
     entry.block_ids.assign(table.begin() + static_cast<std::ptrdiff_t>(num_blocks_before),
                            table.end());
   }
@@ -269,7 +281,7 @@ void scheduler::finish_plan(step_plan& plan) {
   stats.num_scheduled = static_cast<std::uint32_t>(plan.scheduled.size());
   stats.num_waiting = static_cast<std::uint32_t>(waiting_.size());
   stats.num_batched_tokens = plan.num_batched_tokens;
-  stats.kv_usage = kv_->usage();
+  stats.kv_usage = kv_.usage();
   sched_check(planned_.size() == plan.scheduled.size(), "planned list out of step");
   // Running sequences left out of this step (budget spent) hold KV too; usually none.
   if (running_.size() > planned_.size()) {

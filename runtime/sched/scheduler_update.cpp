@@ -65,11 +65,11 @@ void scheduler::apply_entry(const in_flight_entry& entry, std::optional<token_id
   if (t.seq.is_finished()) return;  // cancelled or stopped since this step was planned
   const bool same_blocks =
       t.seq.status() == sequence_status::running && t.seq.num_preemptions() == entry.incarnation;
-  const std::uint32_t block_size = kv_->block_size();
+  const std::uint32_t block_size = kv_.block_size();
   const std::uint32_t after = entry.num_computed_after;
   // Only a step that filled a block can give the prefix cache something new.
   if (same_blocks && after / block_size != (after - entry.num_scheduled) / block_size) {
-    kv_->commit(t.seq.id(), t.seq.all_token_ids(), after);
+    kv_.cache_blocks(t.seq.id(), t.seq.all_token_ids(), after);
   }
   if (token) apply_sampled(t, *token, now);
 }

@@ -17,7 +17,7 @@ std::optional<std::string> contradiction(const scheduled_sequence& entry, const 
   if (entry.samples && end != s.tokens.size()) {
     return "samples before the last known token: " + where;
   }
-  if (block_size > 0 && std::uint64_t{s.block_table.size()} * block_size < end) {
+  if (std::uint64_t{s.block_table.size()} * block_size < end) {
     return "block table of " + std::to_string(s.block_table.size()) + " blocks too short: " + where;
   }
   return std::nullopt;

@@ -31,7 +31,6 @@ struct sequence_mirror {
 
   // Takes `entry`'s data and advances num_computed to the entry's end. Returns why the
   // entry contradicts the mirror (then nothing of it is taken past the load), or nullopt.
-  // `block_size` 0: plans carry no block tables (static allocator): none is checked.
   [[nodiscard]] std::optional<std::string> apply(const scheduled_sequence& entry,
                                                  std::uint32_t block_size);
 };

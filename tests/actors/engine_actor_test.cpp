@@ -359,7 +359,7 @@ TEST(engine_actor, two_hundred_concurrent_requests_each_stream_what_they_stream_
     EXPECT_EQ(log.request, ids[k]) << "request " << k;
   }
   EXPECT_EQ(s.num_free_blocks, s.num_total_blocks);
-  EXPECT_EQ(s.num_finished, k_distinct * (k_copies + 1));
+  EXPECT_EQ(s.num_finished(), k_distinct * (k_copies + 1));
   EXPECT_GT(s.executor_busy_s, 0.0);
   EXPECT_GE(s.executor_idle_s, 0.0);
 }

@@ -110,7 +110,7 @@ TEST(EngineFacade, StatsCountRequestsAndTokens) {
   ASSERT_TRUE(b.wait_for_finals());
   const engine_stats s = e->stats();
   EXPECT_EQ(s.num_requests, 2u);
-  EXPECT_EQ(s.num_finished, 2u);
+  EXPECT_EQ(s.num_finished(), 2u);
   EXPECT_EQ(s.num_prompt_tokens, 7u);
   EXPECT_EQ(s.num_generation_tokens, 11u);
   EXPECT_EQ(s.num_running, 0u);

@@ -123,7 +123,7 @@ TEST(Simulator, StaticReservationHoldsFewerSequencesThanPaging) {
   simulation_config config = small_config(256, false);  // 1,024 slots, 4 static regions
   config.record_outputs = false;
   const auto paged = simulate(config, workload);
-  config.allocator = allocator_kind::static_region;
+  config.allocator = allocator_kind::static_reservation;
   const auto fixed = simulate(config, workload);
   ASSERT_TRUE(paged.ok() && fixed.ok());
   EXPECT_EQ(fixed->peak_running, 4u);  // floor(1024 / 256)
@@ -160,7 +160,7 @@ TEST(Simulator, NanoWorkloadPagedVersusStatic) {
   config.sched.block_size = 16;
   config.sched.max_model_len = 2048;
   const auto paged = simulate(config, *workload);
-  config.allocator = allocator_kind::static_region;
+  config.allocator = allocator_kind::static_reservation;
   const auto fixed = simulate(config, *workload);
   ASSERT_TRUE(paged.ok() && fixed.ok());
   EXPECT_EQ(paged->completed, 256u);

@@ -100,6 +100,28 @@ TEST(HttpCompletion, DisconnectMidStreamFreesTheBlocks) {
     c.close();
   }
   EXPECT_TRUE(wait_pool_refilled(s->port()));
+  // The engine counted the cancelled completion once, as vLLM's "abort".
+  http_client m(s->port());
+  const std::string metrics = m.request(http::verb::get, "/metrics").body();
+  EXPECT_EQ(finished_count(metrics, "abort"), 1.0) << metrics;
+  EXPECT_EQ(finished_count(metrics, "length"), 0.0);
+}
+
+// request_success_total counts completions (vLLM's child requests): n = 2 ends twice.
+TEST(HttpCompletion, EachChoiceOfARequestIsCountedOnceWhenItFinishes) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  http_client c(s->port());
+  const std::string body =
+      R"({"prompt": "Hello", "max_tokens": 3, "n": 2, "ignore_eos": true, "seed": 1})";
+  ASSERT_EQ(c.request(http::verb::post, "/v1/completions", body).result_int(), 200u);
+  ASSERT_EQ(c.request(http::verb::post, "/v1/completions", completion_body(2, true)).result_int(),
+            200u);
+  const std::string metrics = c.request(http::verb::get, "/metrics").body();
+  EXPECT_EQ(finished_count(metrics, "length"), 3.0) << metrics;
+  EXPECT_EQ(finished_count(metrics, "stop"), 0.0);
+  EXPECT_EQ(finished_count(metrics, "abort"), 0.0);
+  EXPECT_EQ(finished_count(metrics, "error"), 0.0);
 }
 
 TEST(HttpCompletion, DisconnectBeforeANonStreamedAnswerFreesTheBlocks) {

@@ -218,6 +218,21 @@ inline bool wait_pool_refilled(std::uint16_t port) {
   return false;
 }
 
+// pagedserve:request_success_total for one finished_reason ("stop", "length", "abort",
+// "error"), 0 when the sample is missing.
+inline double finished_count(const std::string& metrics_text, const std::string& reason) {
+  const std::string key = "finished_reason=\"" + reason + "\"} ";
+  std::size_t pos = 0;
+  while ((pos = metrics_text.find("pagedserve:request_success_total{", pos)) != std::string::npos) {
+    const std::size_t end = metrics_text.find('\n', pos);
+    const std::string line = metrics_text.substr(pos, end - pos);
+    const std::size_t at = line.find(key);
+    if (at != std::string::npos) return std::stod(line.substr(at + key.size()));
+    pos = end;
+  }
+  return 0.0;
+}
+
 inline std::string completion_body(std::uint32_t max_tokens, bool stream,
                                    const std::string& prompt = "Hello") {
   json::object body{{"prompt", prompt},

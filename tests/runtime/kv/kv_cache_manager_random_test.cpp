@@ -101,7 +101,7 @@ class random_traffic {
   }
 
   void admit(sim_seq s) {
-    const prefix_match match = m_.find_cached_prefix(s.tokens, s.salt);
+    const computed_blocks match = m_.get_computed_blocks(s.tokens, s.salt);
     queries_ += config_.enable_prefix_caching ? s.tokens.size() : 0;
     hits_ += match.num_computed_tokens;
     expect_longest_match(s, match);
@@ -114,7 +114,7 @@ class random_traffic {
     }
     ++num_admissions_;
     s.num_computed = target;
-    m_.cache_full_blocks(s.id, s.tokens, s.num_computed, s.salt);
+    m_.cache_blocks(s.id, s.tokens, s.num_computed, s.salt);
     running_.push_back(std::move(s));
   }
 
@@ -139,7 +139,7 @@ class random_traffic {
       return;
     }
     s.num_computed = target;
-    m_.cache_full_blocks(s.id, s.tokens, s.num_computed, s.salt);
+    m_.cache_blocks(s.id, s.tokens, s.num_computed, s.salt);
   }
 
   void finish(bool preempt_it) {
@@ -198,7 +198,7 @@ class random_traffic {
     }
   }
 
-  void expect_longest_match(const sim_seq& s, const prefix_match& match) {
+  void expect_longest_match(const sim_seq& s, const computed_blocks& match) {
     index_cached_blocks();
     std::vector<block_id> expected;
     if (config_.enable_prefix_caching && !s.tokens.empty()) {

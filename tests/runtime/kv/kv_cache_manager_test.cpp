@@ -22,9 +22,9 @@ kv_cache_manager tiny_pool(std::uint32_t num_blocks = 10, bool caching = true) {
 }
 
 // Admits `seq` for `num_tokens` tokens of `prompt`, adopting whatever prefix is cached.
-prefix_match admit(kv_cache_manager& m, std::uint64_t seq, const std::vector<token_id>& prompt,
-                   std::uint32_t num_tokens) {
-  prefix_match match = m.find_cached_prefix(prompt);
+computed_blocks admit(kv_cache_manager& m, std::uint64_t seq, const std::vector<token_id>& prompt,
+                      std::uint32_t num_tokens) {
+  computed_blocks match = m.get_computed_blocks(prompt);
   EXPECT_TRUE(m.allocate_slots(seq_id{seq}, num_tokens, &match));
   return match;
 }
@@ -87,14 +87,14 @@ TEST(KvCacheManager, PrefixHitTouchesFreedBlocksOutOfTheQueue) {
   auto m = tiny_pool();
   const auto prompt = token_run(100, 10);  // blocks: [100..103] [104..107] [108 109]
   admit(m, 1, prompt, 10);
-  m.cache_full_blocks(seq_id{1}, prompt, 10);
+  m.cache_blocks(seq_id{1}, prompt, 10);
   EXPECT_TRUE(is_cached(m, 0));
   EXPECT_TRUE(is_cached(m, 1));
   EXPECT_FALSE(is_cached(m, 2)) << "only full blocks are hashed";
   m.free(seq_id{1});
   EXPECT_EQ(free_queue(m), (v{3, 4, 5, 6, 7, 8, 9, 2, 1, 0}));
 
-  const prefix_match match = admit(m, 2, prompt, 10);
+  const computed_blocks match = admit(m, 2, prompt, 10);
   EXPECT_EQ(testing::ids(match.blocks), (v{0, 1}));
   EXPECT_EQ(match.num_computed_tokens, 8u);
   EXPECT_EQ(table(m, 2), (v{0, 1, 3}));
@@ -107,7 +107,7 @@ TEST(KvCacheManager, SharedBlocksReturnToTheQueueWhenTheLastHolderFrees) {
   auto m = tiny_pool();
   const auto prompt = token_run(100, 10);
   admit(m, 1, prompt, 10);
-  m.cache_full_blocks(seq_id{1}, prompt, 10);
+  m.cache_blocks(seq_id{1}, prompt, 10);
   admit(m, 2, prompt, 10);  // live hit: blocks 0 and 1 now have two holders
   EXPECT_EQ(table(m, 2), (v{0, 1, 3}));
   EXPECT_EQ(m.pool().block(block_id{1}).ref_cnt, 2u);
@@ -123,7 +123,7 @@ TEST(KvCacheManager, EvictionTakesChainTailsBeforeParents) {
   auto m = tiny_pool(4);
   const auto a = token_run(100, 16);
   admit(m, 1, a, 16);
-  m.cache_full_blocks(seq_id{1}, a, 16);
+  m.cache_blocks(seq_id{1}, a, 16);
   m.free(seq_id{1});
   EXPECT_EQ(free_queue(m), (v{3, 2, 1, 0}));
 
@@ -134,7 +134,7 @@ TEST(KvCacheManager, EvictionTakesChainTailsBeforeParents) {
   EXPECT_FALSE(is_cached(m, 2));
   EXPECT_EQ(m.pool().num_cached_blocks(), 2u);
 
-  const prefix_match match = m.find_cached_prefix(a);
+  const computed_blocks match = m.get_computed_blocks(a);
   EXPECT_EQ(testing::ids(match.blocks), (v{0, 1})) << "the parents survive their tails";
   m.check_invariants();
 }
@@ -144,16 +144,16 @@ TEST(KvCacheManager, EvictedBlockIsRehashedWithItsNewContent) {
   const auto a = token_run(100, 4);
   const auto b = token_run(200, 4);
   admit(m, 1, a, 4);
-  m.cache_full_blocks(seq_id{1}, a, 4);
+  m.cache_blocks(seq_id{1}, a, 4);
   m.free(seq_id{1});
   EXPECT_EQ(free_queue(m), (v{1, 0}));
   admit(m, 2, b, 8);  // needs both blocks: 1 (never cached), then 0 (evicts a)
   EXPECT_EQ(table(m, 2), (v{1, 0}));
-  m.cache_full_blocks(seq_id{2}, concat(b, token_run(300, 4)), 8);
+  m.cache_blocks(seq_id{2}, concat(b, token_run(300, 4)), 8);
   m.free(seq_id{2});
   EXPECT_EQ(m.stats().evictions, 1u);
-  EXPECT_TRUE(m.find_cached_prefix(concat(a, {1})).blocks.empty());
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(concat(b, {1})).blocks), (v{1}));
+  EXPECT_TRUE(m.get_computed_blocks(concat(a, {1})).blocks.empty());
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(concat(b, {1})).blocks), (v{1}));
   m.check_invariants();
 }
 
@@ -161,12 +161,12 @@ TEST(KvCacheManager, BlockAlignedFullyCachedPromptRecomputesItsLastBlock) {
   auto m = tiny_pool();
   const auto prompt = token_run(100, 8);
   admit(m, 1, prompt, 8);
-  m.cache_full_blocks(seq_id{1}, prompt, 8);
+  m.cache_blocks(seq_id{1}, prompt, 8);
   EXPECT_TRUE(is_cached(m, 1));
-  const prefix_match match = m.find_cached_prefix(prompt);
+  const computed_blocks match = m.get_computed_blocks(prompt);
   EXPECT_EQ(testing::ids(match.blocks), (v{0}));
   EXPECT_EQ(match.num_computed_tokens, 4u);
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(concat(prompt, {7})).blocks), (v{0, 1}));
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(concat(prompt, {7})).blocks), (v{0, 1}));
 }
 
 TEST(KvCacheManager, StatsCountTokensLookedUpAndFound) {
@@ -175,11 +175,11 @@ TEST(KvCacheManager, StatsCountTokensLookedUpAndFound) {
   admit(m, 1, prompt, 10);  // miss: 10 queried, 0 hit
   EXPECT_EQ(m.stats().queries, 10u);
   EXPECT_EQ(m.stats().hits, 0u);
-  m.cache_full_blocks(seq_id{1}, prompt, 10);
-  admit(m, 2, prompt, 10);                         // 10 queried, 8 hit
-  (void)m.find_cached_prefix(token_run(100, 6));   // 6 queried, 4 hit
-  (void)m.find_cached_prefix(token_run(101, 12));  // 12 queried, 0 hit
-  (void)m.find_cached_prefix({});                  // nothing to look up
+  m.cache_blocks(seq_id{1}, prompt, 10);
+  admit(m, 2, prompt, 10);                          // 10 queried, 8 hit
+  (void)m.get_computed_blocks(token_run(100, 6));   // 6 queried, 4 hit
+  (void)m.get_computed_blocks(token_run(101, 12));  // 12 queried, 0 hit
+  (void)m.get_computed_blocks({});                  // nothing to look up
   EXPECT_EQ(m.stats().queries, 38u);
   EXPECT_EQ(m.stats().hits, 12u);
   EXPECT_EQ(m.stats().evictions, 0u);
@@ -189,28 +189,28 @@ TEST(KvCacheManager, SaltSeparatesOtherwiseEqualPrompts) {
   auto m = tiny_pool();
   const auto prompt = token_run(100, 9);
   ASSERT_TRUE(m.allocate_slots(seq_id{1}, 9));
-  m.cache_full_blocks(seq_id{1}, prompt, 9, 42);
-  EXPECT_TRUE(m.find_cached_prefix(prompt).blocks.empty());
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(prompt, 42).blocks), (v{0, 1}));
+  m.cache_blocks(seq_id{1}, prompt, 9, 42);
+  EXPECT_TRUE(m.get_computed_blocks(prompt).blocks.empty());
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(prompt, 42).blocks), (v{0, 1}));
 }
 
 TEST(KvCacheManager, CachingIsIncrementalAsTokensAreComputed) {
   auto m = tiny_pool();
   auto tokens = token_run(100, 6);
   admit(m, 1, tokens, 6);
-  m.cache_full_blocks(seq_id{1}, tokens, 3);  // no full block computed yet
+  m.cache_blocks(seq_id{1}, tokens, 3);  // no full block computed yet
   EXPECT_FALSE(is_cached(m, 0));
-  m.cache_full_blocks(seq_id{1}, tokens, 6);
+  m.cache_blocks(seq_id{1}, tokens, 6);
   EXPECT_TRUE(is_cached(m, 0));
   tokens.push_back(106);
   tokens.push_back(107);
   tokens.push_back(108);
   ASSERT_TRUE(m.allocate_slots(seq_id{1}, 9));
-  m.cache_full_blocks(seq_id{1}, tokens, 9);
+  m.cache_blocks(seq_id{1}, tokens, 9);
   EXPECT_EQ(table(m, 1), (v{0, 1, 2}));
   EXPECT_TRUE(is_cached(m, 1));
   EXPECT_FALSE(is_cached(m, 2));
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(tokens).blocks), (v{0, 1}));
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(tokens).blocks), (v{0, 1}));
   m.check_invariants();
 }
 
@@ -221,8 +221,8 @@ TEST(KvCacheManager, DuplicateBlocksKeepTheFirstRegistration) {
   const auto prompt = token_run(100, 8);
   ASSERT_TRUE(m.allocate_slots(seq_id{1}, 8));
   ASSERT_TRUE(m.allocate_slots(seq_id{2}, 8));
-  m.cache_full_blocks(seq_id{1}, prompt, 8);
-  m.cache_full_blocks(seq_id{2}, prompt, 8);
+  m.cache_blocks(seq_id{1}, prompt, 8);
+  m.cache_blocks(seq_id{2}, prompt, 8);
   EXPECT_EQ(table(m, 2), (v{2, 3}));
   EXPECT_FALSE(is_cached(m, 2));
   EXPECT_FALSE(is_cached(m, 3));
@@ -230,10 +230,10 @@ TEST(KvCacheManager, DuplicateBlocksKeepTheFirstRegistration) {
 
   const auto longer = concat(prompt, token_run(900, 4));
   ASSERT_TRUE(m.allocate_slots(seq_id{2}, 12));
-  m.cache_full_blocks(seq_id{2}, longer, 12);
+  m.cache_blocks(seq_id{2}, longer, 12);
   EXPECT_EQ(table(m, 2), (v{2, 3, 4}));
   EXPECT_TRUE(is_cached(m, 4));
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(concat(longer, {1})).blocks), (v{0, 1, 4}));
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(concat(longer, {1})).blocks), (v{0, 1, 4}));
   m.check_invariants();
 }
 
@@ -241,10 +241,10 @@ TEST(KvCacheManager, CanAllocateCountsUnreferencedPrefixBlocksAsTaken) {
   auto m = tiny_pool(3);
   const auto prompt = token_run(100, 9);
   admit(m, 1, prompt, 9);
-  m.cache_full_blocks(seq_id{1}, prompt, 9);
+  m.cache_blocks(seq_id{1}, prompt, 9);
   m.free(seq_id{1});
   EXPECT_EQ(m.num_free_blocks(), 3u);
-  const prefix_match match = m.find_cached_prefix(concat(prompt, token_run(0, 7)));
+  const computed_blocks match = m.get_computed_blocks(concat(prompt, token_run(0, 7)));
   ASSERT_EQ(match.blocks.size(), 2u);
   // 16 tokens = 4 blocks: 2 cached + 2 new, but the cached ones also leave the free queue.
   EXPECT_FALSE(m.can_allocate(seq_id{2}, 16, &match));
@@ -259,8 +259,8 @@ TEST(KvCacheManager, RepassingTheAdoptedPrefixIsHarmless) {
   auto m = tiny_pool();
   const auto prompt = token_run(100, 9);
   admit(m, 1, prompt, 9);
-  m.cache_full_blocks(seq_id{1}, prompt, 9);
-  const prefix_match match = admit(m, 2, prompt, 9);
+  m.cache_blocks(seq_id{1}, prompt, 9);
+  const computed_blocks match = admit(m, 2, prompt, 9);
   EXPECT_TRUE(m.allocate_slots(seq_id{2}, 10, &match));
   EXPECT_EQ(table(m, 2), (v{0, 1, 3}));
   m.check_invariants();
@@ -270,10 +270,10 @@ TEST(KvCacheManager, DisabledCachingHashesNothingAndNeverHits) {
   auto m = tiny_pool(10, false);
   const auto prompt = token_run(100, 10);
   admit(m, 1, prompt, 10);
-  m.cache_full_blocks(seq_id{1}, prompt, 10);
+  m.cache_blocks(seq_id{1}, prompt, 10);
   EXPECT_EQ(m.pool().num_cached_blocks(), 0u);
   m.free(seq_id{1});
-  const prefix_match match = m.find_cached_prefix(prompt);
+  const computed_blocks match = m.get_computed_blocks(prompt);
   EXPECT_TRUE(match.blocks.empty());
   EXPECT_EQ(match.num_computed_tokens, 0u);
   EXPECT_EQ(m.stats().queries, 0u);
@@ -285,13 +285,36 @@ TEST(KvCacheManagerDeathTest, AdoptingAStalePrefixAborts) {
   auto m = tiny_pool(2);
   const auto prompt = token_run(100, 5);
   admit(m, 1, prompt, 5);
-  m.cache_full_blocks(seq_id{1}, prompt, 5);
+  m.cache_blocks(seq_id{1}, prompt, 5);
   m.free(seq_id{1});
-  const prefix_match match = m.find_cached_prefix(prompt);
+  const computed_blocks match = m.get_computed_blocks(prompt);
   ASSERT_EQ(testing::ids(match.blocks), (v{0}));
   ASSERT_TRUE(m.allocate_slots(seq_id{2}, 8));  // pops 1, then 0: evicts the matched block
   m.free(seq_id{2});
-  EXPECT_DEATH((void)m.allocate_slots(seq_id{3}, 5, &match), "stale prefix_match");
+  EXPECT_DEATH((void)m.allocate_slots(seq_id{3}, 5, &match), "stale computed_blocks");
+}
+
+// The static baseline's reservation: the first allocation takes ceil(10 / 4) = 3 blocks
+// whatever it asks for; growing within them takes none; the reservation counts in
+// get_num_blocks_to_allocate, and a reservation beyond the pool fits no sequence.
+TEST(KvCacheManager, AReservationIsTakenWholeAtTheFirstAllocation) {
+  kv_cache_config config{10, 4, false};
+  config.reserve_tokens_per_sequence = 10;
+  kv_cache_manager m(config);
+  EXPECT_EQ(m.get_num_blocks_to_allocate(seq_id{1}, 1), 3u);
+  ASSERT_TRUE(m.allocate_slots(seq_id{1}, 1));
+  EXPECT_EQ(table(m, 1), (v{0, 1, 2}));
+  EXPECT_EQ(m.get_num_blocks_to_allocate(seq_id{1}, 9), 0u);
+  ASSERT_TRUE(m.allocate_slots(seq_id{1}, 9));
+  EXPECT_EQ(table(m, 1), (v{0, 1, 2}));
+  ASSERT_TRUE(m.allocate_slots(seq_id{2}, 4));
+  ASSERT_TRUE(m.allocate_slots(seq_id{3}, 4));
+  EXPECT_EQ(m.num_blocks_held(), 9u);
+  EXPECT_FALSE(m.allocate_slots(seq_id{4}, 1)) << "one block left, three needed";
+  EXPECT_EQ(m.max_tokens_per_sequence(), 40u);
+
+  config.reserve_tokens_per_sequence = 41;
+  EXPECT_EQ(kv_cache_manager(config).max_tokens_per_sequence(), 0u);
 }
 
 }  // namespace

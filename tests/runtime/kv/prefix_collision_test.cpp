@@ -24,9 +24,9 @@ kv_cache_manager colliding_pool(std::uint32_t num_blocks) {
 }
 
 void run_and_cache(kv_cache_manager& m, std::uint64_t seq, const std::vector<token_id>& tokens) {
-  prefix_match match = m.find_cached_prefix(tokens);
+  computed_blocks match = m.get_computed_blocks(tokens);
   ASSERT_TRUE(m.allocate_slots(seq_id{seq}, static_cast<std::uint32_t>(tokens.size()), &match));
-  m.cache_full_blocks(seq_id{seq}, tokens, static_cast<std::uint32_t>(tokens.size()));
+  m.cache_blocks(seq_id{seq}, tokens, static_cast<std::uint32_t>(tokens.size()));
 }
 
 TEST(PrefixCollision, DifferentTokensMissDespiteEqualHashes) {
@@ -34,10 +34,10 @@ TEST(PrefixCollision, DifferentTokensMissDespiteEqualHashes) {
   const auto a = token_run(100, 4);
   const auto b = token_run(200, 4);
   run_and_cache(m, 1, concat(a, b));
-  EXPECT_TRUE(m.find_cached_prefix(concat(b, {1})).blocks.empty());
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(concat(a, {1})).blocks), (v{0}));
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(concat(concat(a, b), {1})).blocks), (v{0, 1}));
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(concat(concat(a, a), {1})).blocks), (v{0}));
+  EXPECT_TRUE(m.get_computed_blocks(concat(b, {1})).blocks.empty());
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(concat(a, {1})).blocks), (v{0}));
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(concat(concat(a, b), {1})).blocks), (v{0, 1}));
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(concat(concat(a, a), {1})).blocks), (v{0}));
   m.check_invariants();
 }
 
@@ -50,8 +50,8 @@ TEST(PrefixCollision, EqualBlocksUnderDifferentParentsStayApart) {
   run_and_cache(m, 2, concat(c, b));
   EXPECT_EQ(table(m, 2), (v{2, 3})) << "[c][b] shares nothing with [a][b]";
   EXPECT_TRUE(is_cached(m, 3));
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(concat(concat(a, b), {1})).blocks), (v{0, 1}));
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(concat(concat(c, b), {1})).blocks), (v{2, 3}));
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(concat(concat(a, b), {1})).blocks), (v{0, 1}));
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(concat(concat(c, b), {1})).blocks), (v{2, 3}));
   m.check_invariants();
 }
 
@@ -59,9 +59,9 @@ TEST(PrefixCollision, SaltIsPartOfTheIdentity) {
   auto m = colliding_pool(10);
   const auto a = concat(token_run(100, 4), {1});
   ASSERT_TRUE(m.allocate_slots(seq_id{1}, 5));
-  m.cache_full_blocks(seq_id{1}, a, 5, 7);
-  EXPECT_TRUE(m.find_cached_prefix(a, 8).blocks.empty());
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(a, 7).blocks), (v{0}));
+  m.cache_blocks(seq_id{1}, a, 5, 7);
+  EXPECT_TRUE(m.get_computed_blocks(a, 8).blocks.empty());
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(a, 7).blocks), (v{0}));
 }
 
 // The parent of a cached block is evicted and its block id reused for other content; the
@@ -74,20 +74,20 @@ TEST(PrefixCollision, ReusedParentBlockIdDoesNotResurrectTheOldChain) {
   const auto b = token_run(200, 4);
   const auto z = token_run(900, 4);
   ASSERT_TRUE(m.allocate_slots(seq_id{1}, 4));
-  m.cache_full_blocks(seq_id{1}, a, 4);         // block 0 = [a]
+  m.cache_blocks(seq_id{1}, a, 4);              // block 0 = [a]
   ASSERT_TRUE(m.allocate_slots(seq_id{2}, 8));  // blocks 1, 2
-  m.cache_full_blocks(seq_id{2}, concat(a, b), 8);
+  m.cache_blocks(seq_id{2}, concat(a, b), 8);
   EXPECT_FALSE(is_cached(m, 1)) << "duplicate of block 0";
   EXPECT_TRUE(is_cached(m, 2)) << "[b] after block 0's registration";
   m.free(seq_id{1});
 
   ASSERT_TRUE(m.allocate_slots(seq_id{3}, 4));  // pops block 0, evicting [a]
   EXPECT_EQ(table(m, 3), (v{0}));
-  m.cache_full_blocks(seq_id{3}, z, 4);  // block 0 = [z] now
+  m.cache_blocks(seq_id{3}, z, 4);  // block 0 = [z] now
   EXPECT_EQ(m.stats().evictions, 1u);
 
-  EXPECT_EQ(testing::ids(m.find_cached_prefix(concat(concat(z, b), {1})).blocks), (v{0}));
-  EXPECT_TRUE(m.find_cached_prefix(concat(concat(a, b), {1})).blocks.empty());
+  EXPECT_EQ(testing::ids(m.get_computed_blocks(concat(concat(z, b), {1})).blocks), (v{0}));
+  EXPECT_TRUE(m.get_computed_blocks(concat(concat(a, b), {1})).blocks.empty());
   m.check_invariants();
 }
 

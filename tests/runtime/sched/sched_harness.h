@@ -14,7 +14,6 @@
 
 #include "runtime/sched/scheduler.h"
 #include "sim/fake_executor.h"
-#include "sim/static_kv_policy.h"
 
 namespace pagedserve::sched::testing {
 
@@ -39,9 +38,10 @@ inline std::vector<token_id> prompt_of(std::size_t n, token_id first = 100) {
 }
 
 struct harness {
-  explicit harness(scheduler_config config, bool paged = true)
-      : sched(config, paged ? make_paged_kv_policy(config) : sim::make_static_kv_policy(config)),
-        executor(paged ? config.block_size : 0) {}
+  explicit harness(scheduler_config config) : sched(config), executor(config.block_size) {}
+  // Another policy of the same pool (sim/static_reservation.h).
+  harness(scheduler_config config, kv::kv_cache_config kv_config)
+      : sched(config, kv_config), executor(config.block_size) {}
 
   // Adds request `id` (also its arrival time unless given); expects acceptance.
   seq_id add(std::uint64_t id, std::size_t prompt_len, std::uint32_t max_tokens,
@@ -95,6 +95,15 @@ inline const scheduled_sequence* entry_for(const step_plan& plan, seq_id seq) {
   const auto it = std::find_if(plan.scheduled.begin(), plan.scheduled.end(),
                                [seq](const scheduled_sequence& s) { return s.seq == seq; });
   return it == plan.scheduled.end() ? nullptr : &*it;
+}
+
+// request_finished events among `events` (only those for `reason`, if given).
+inline std::size_t num_finished(const std::vector<scheduler_event>& events,
+                                std::optional<finish_reason> reason = std::nullopt) {
+  return static_cast<std::size_t>(std::count_if(events.begin(), events.end(), [&](const auto& e) {
+    const auto* finished = std::get_if<request_finished>(&e);
+    return finished != nullptr && (!reason || finished->reason == *reason);
+  }));
 }
 
 inline std::vector<std::uint64_t> ids(const std::vector<seq_id>& seqs) {

@@ -110,7 +110,7 @@ TEST(SchedulerLifecycle, CancelFreesBlocksAtOnceWhetherRunningOrWaiting) {
   EXPECT_EQ(h.sched.num_waiting(), 0u);
   const auto events = h.sched.take_events();
   EXPECT_EQ(std::get<request_finished>(events.back()).reason, finish_reason::cancelled);
-  EXPECT_EQ(h.sched.totals().num_cancelled, 2u);
+  EXPECT_EQ(num_finished(events, finish_reason::cancelled), 2u);
 }
 
 TEST(SchedulerLifecycle, CancelWhileTheStepRunsDiscardsItsOutput) {

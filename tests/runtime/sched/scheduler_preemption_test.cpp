@@ -80,7 +80,7 @@ TEST(SchedulerPreemption, ASequenceThatIsItselfTheVictimIsPreempted) {
   EXPECT_EQ(shape(plan), (shape_t{{0, 1}}));
   run_to_end(h);
   EXPECT_EQ(h.sched.kv().num_blocks_held(), 0u);
-  EXPECT_EQ(h.sched.totals().num_finished, 2u);
+  EXPECT_EQ(num_finished(h.sched.take_events()), 2u);
   EXPECT_EQ(h.sched.totals().num_preemptions, 1u);
 }
 

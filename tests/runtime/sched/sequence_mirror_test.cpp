@@ -82,10 +82,6 @@ TEST(sequence_mirror, contradictions_are_named) {
   sequence_mirror short_table;
   expect_refused(short_table.apply(new_entry({1, 2, 3, 4, 5}, {block_id{0}}, 0, 5), block_size),
                  "block table of 1 blocks too short");
-  // Block size 0 (static allocator): no table to check.
-  sequence_mirror untabled;
-  EXPECT_FALSE(untabled.apply(new_entry({1, 2, 3, 4, 5}, {}, 0, 5), 0));
-
   sequence_mirror early;
   scheduled_sequence e = new_entry({1, 2, 3, 4}, {block_id{0}}, 0, 2);
   e.samples = true;
