@@ -69,6 +69,14 @@ void finish_oldest(self_pointer self) {
   if (st.scheduler) self->send(st.scheduler, std::move(out));
 }
 
+// Answers every step that has already run, oldest first. On a backend that computes in
+// submit() (the CPU) that is the step just submitted: its tokens leave before the next plan
+// in the mailbox is computed, not after it (which sent a stream's tokens in pairs).
+void answer_finished_steps(self_pointer self) {
+  auto& st = self->state;
+  while (st.executor->num_in_flight() > 0 && st.executor->oldest_ready()) finish_oldest(self);
+}
+
 // One step in flight: poll for it through the mailbox, so that a plan arriving meanwhile is
 // submitted first (the device then never waits for the next step).
 void queue_collect(self_pointer self) {
@@ -90,6 +98,7 @@ void on_step(self_pointer self, executor_step& in) {
                                            : 0.0};
   st.executor->submit(in.msg.plan, in.msg.new_sequences);
   while (st.executor->num_in_flight() >= k_max_steps_in_flight) finish_oldest(self);
+  answer_finished_steps(self);
   queue_collect(self);
 }
 

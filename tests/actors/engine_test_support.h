@@ -78,6 +78,17 @@ class event_recorder {
     std::unique_lock<std::mutex> lock(st_->mutex);
     return st_->changed.wait_for(lock, timeout, [&] { return st_->finals.size() >= st_->n; });
   }
+  // True once completion 0 has streamed at least `num_tokens` tokens or has ended.
+  bool wait_for_tokens(std::size_t num_tokens, std::chrono::milliseconds timeout) const {
+    std::unique_lock<std::mutex> lock(st_->mutex);
+    return st_->changed.wait_for(lock, timeout, [&] {
+      std::size_t num_seen = 0;
+      for (const token_chunk& c : st_->chunks) {
+        if (c.index == 0) num_seen += c.token_ids.size();
+      }
+      return num_seen >= num_tokens || !st_->finals.empty();
+    });
+  }
   bool wait_for_first_chunk(std::chrono::milliseconds timeout = k_wait) const {
     std::unique_lock<std::mutex> lock(st_->mutex);
     return st_->changed.wait_for(lock, timeout,

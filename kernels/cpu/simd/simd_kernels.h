@@ -1,0 +1,74 @@
+#pragma once
+// The CPU backend's hot loops (matrix products, attention) in one source compiled three
+// times: for AVX-512, for AVX2 + FMA, and for plain x86-64 (SSE2). The best set this
+// processor runs is picked once at start-up from cpuid, so the binary stays portable and
+// never depends on what a BLAS library thinks the processor is (OpenBLAS 0.3.21 takes the
+// Xeons we run on for a 2004 Prescott and runs SSE3 kernels there).
+//
+// PAGEDSERVE_CPU_ISA=avx512|avx2|generic forces a set (one the processor runs), for tests
+// and benchmarks.
+
+#include <cstdint>
+#include <string_view>
+
+namespace pagedserve::kernels::cpu::simd {
+
+// out[i * ldo + j] = dot(x[i * ldx ..], w[j * ldw ..]) over k elements, for rows i in [0, m)
+// and columns j in [n_begin, n_end): y = x W^T, one panel of W's rows.
+struct matmul_args {
+  const float* x = nullptr;
+  std::int64_t ldx = 0;
+  const float* w = nullptr;
+  std::int64_t ldw = 0;
+  float* out = nullptr;
+  std::int64_t ldo = 0;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+};
+
+// Attention of a few query rows of one sequence, for the query heads of one KV head (a GQA
+// group), against the sequence's paged cache. Each key and value row is read once for the
+// whole group and every row of the task.
+struct attention_task {
+  const float* query = nullptr;  // row r, group head g: query + (r * num_heads + g) * head_dim
+  float* out = nullptr;          // same layout as query
+  const float* key_cache = nullptr;    // [slots, num_kv_heads, head_dim], this kv head's column
+  const float* value_cache = nullptr;  // at offset kv_head * head_dim
+  const std::int32_t* block_table = nullptr;
+  const std::int64_t* num_keys = nullptr;  // per row: keys [0, num_keys[r]) are visible
+  std::int64_t num_rows = 0;
+  std::int64_t group_size = 0;  // query heads per kv head
+  std::int64_t num_heads = 0;   // query heads in all (the query's row stride in heads)
+  std::int64_t num_kv_heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t block_size = 0;
+  float scale = 1.0F;
+  float* scratch = nullptr;  // num_rows * group_size * max(num_keys) floats
+};
+
+using matmul_panel_fn = void (*)(const matmul_args& a, std::int64_t n_begin, std::int64_t n_end);
+using attend_fn = void (*)(const attention_task& t);
+
+struct kernel_set {
+  std::string_view name;
+  matmul_panel_fn matmul_panel = nullptr;
+  attend_fn attend = nullptr;
+};
+
+// The set picked for this processor (or PAGEDSERVE_CPU_ISA), decided on the first call.
+[[nodiscard]] const kernel_set& active_kernels();
+// A named set, or nullptr where this processor cannot run it (tests compare all of them).
+[[nodiscard]] const kernel_set* kernels_named(std::string_view name);
+
+// One entry per compilation of simd_kernels.inc.
+namespace avx512 {
+extern const kernel_set kernels;
+}
+namespace avx2 {
+extern const kernel_set kernels;
+}
+namespace generic {
+extern const kernel_set kernels;
+}
+
+}  // namespace pagedserve::kernels::cpu::simd
