@@ -6,8 +6,7 @@
 #   fixtures/  fixtures from ../shared that bundled tests read, laid out as ../shared is
 #              (PAGEDSERVE_SHARED_DIR): GPU_BUNDLE_FIXTURES, by default goldens/models (the
 #              forward tests read them) and bench/nano-256.jsonl (the offline benchmark's
-#              workload). The carry limit is 64 MiB and the libraries take ~45 MiB
-#              (OpenBLAS), so bundle little.
+#              workload). The carry limit is 64 MiB, so bundle little.
 # packs it as build-gpu/bundle.tar.xz (the folder is over the 64 MiB carry limit, the archive,
 # ~20 MiB, well under it) and prints the `carry` list for the GPU machine, where
 # scripts/gpu-check.sh unpacks and runs it. The model shapes the benchmarks run
@@ -66,8 +65,7 @@ for fixture in $fixtures; do
 done
 
 strip --strip-unneeded "$bundle"/bin/*
-# OpenBLAS alone is ~36 MiB: the folder (~85 MiB) is over the 64 MiB carry limit, its
-# archive is not.
+# The archive, not the folder, travels: it is several times smaller.
 tar -C "$build" -cf - bundle | xz -T "${JOBS:-2}" -6 > "$build/bundle.tar.xz"
 echo "bundle: $(du -sh "$bundle" | cut -f1) in $bundle, $(du -sh "$build/bundle.tar.xz" | cut -f1) as $build/bundle.tar.xz"
 ls "$bundle/bin" "$bundle/lib"

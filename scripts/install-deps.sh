@@ -11,7 +11,6 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-context1.81-dev
   libcaf-dev
   libpcre2-dev libutf8proc-dev
-  libopenblas-dev
   nodejs
   prometheus  # promtool: tests check the /metrics text format
   curl        # tests/net/e2e/curl_sse.mjs: raw SSE

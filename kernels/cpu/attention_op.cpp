@@ -2,7 +2,6 @@
 // [num_blocks, block_size, num_kv_heads, head_dim]; slot = block * block_size + offset.
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -10,6 +9,7 @@
 #include "kernels/check.h"
 #include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/parallel.h"
+#include "kernels/cpu/simd/simd_kernels.h"
 
 namespace pagedserve::kernels::cpu {
 namespace {
@@ -29,45 +29,76 @@ cache_geometry geometry_of(const char* what, const tensor& key_cache, const tens
           key_cache.dim(3)};
 }
 
-// Attention of one query row of one head against positions [0, num_keys) of a sequence.
-struct head_task {
-  const float* query = nullptr;
-  float* out = nullptr;
-  const std::int32_t* block_table = nullptr;
-  std::int64_t num_keys = 0;
+// Query rows of one sequence per task: a long prefill chunk is split so both cores get work
+// and a task's scores (rows x group x keys floats) stay small.
+constexpr std::int64_t rows_per_task = 16;
+
+// One task: rows [first_row, first_row + num_rows) of sequence `seq`, for the query heads of
+// kv head `kv_head` (its GQA group).
+struct group_work {
+  std::int64_t seq = 0;
   std::int64_t kv_head = 0;
+  std::int64_t first_row = 0;
+  std::int64_t num_rows = 0;
 };
 
-void attend_one(const head_task& task, const paged_attention_params& p, const cache_geometry& g,
-                std::vector<float>& scores) {
-  const float* key_cache = p.key_cache.as<const float>();
-  const float* value_cache = p.value_cache.as<const float>();
-  const std::int64_t hd = g.head_dim;
-  scores.resize(static_cast<std::size_t>(task.num_keys));
-  auto slot_offset = [&](std::int64_t pos) {
-    const std::int64_t slot =
-        task.block_table[pos / g.block_size] * g.block_size + pos % g.block_size;
-    return (slot * g.num_kv_heads + task.kv_head) * hd;
-  };
-  float max_score = -INFINITY;
-  for (std::int64_t pos = 0; pos < task.num_keys; ++pos) {
-    const float* key = key_cache + slot_offset(pos);
-    float dot = 0.0F;
-    for (std::int64_t i = 0; i < hd; ++i) dot += task.query[i] * key[i];
-    const float s = dot * p.scale;
-    scores[static_cast<std::size_t>(pos)] = s;
-    max_score = std::max(max_score, s);
+// Keys each query row sees (causal within the step's new tokens) and the tasks: per
+// sequence, chunks of rows_per_task rows, each for every kv head.
+struct attention_plan {
+  std::vector<std::int64_t> row_keys;
+  std::vector<group_work> work;
+};
+
+attention_plan plan_attention(const paged_attention_params& p, const cache_geometry& g) {
+  const std::int64_t num_seqs = p.context_lens.numel();
+  const std::int32_t* query_start = p.query_start.as<const std::int32_t>();
+  const std::int32_t* context_lens = p.context_lens.as<const std::int32_t>();
+  attention_plan plan;
+  plan.row_keys.resize(static_cast<std::size_t>(p.query.dim(0)));
+  for (std::int64_t s = 0; s < num_seqs; ++s) {
+    const std::int64_t num_new = query_start[s + 1] - query_start[s];
+    KERNEL_CHECK("paged_attention", num_new >= 0 && context_lens[s] >= num_new);
+    const std::int64_t needed_blocks = (context_lens[s] + g.block_size - 1) / g.block_size;
+    KERNEL_CHECK("paged_attention", needed_blocks <= p.block_tables.dim(1));
+    for (std::int64_t j = 0; j < num_new; ++j) {
+      plan.row_keys[static_cast<std::size_t>(query_start[s] + j)] =
+          context_lens[s] - num_new + j + 1;
+    }
+    for (std::int64_t first = 0; first < num_new; first += rows_per_task) {
+      for (std::int64_t h = 0; h < g.num_kv_heads; ++h) {
+        plan.work.push_back(
+            {s, h, query_start[s] + first, std::min(rows_per_task, num_new - first)});
+      }
+    }
   }
-  std::fill(task.out, task.out + hd, 0.0F);
-  float sum = 0.0F;
-  for (std::int64_t pos = 0; pos < task.num_keys; ++pos) {
-    const float w = std::exp(scores[static_cast<std::size_t>(pos)] - max_score);
-    sum += w;
-    const float* value = value_cache + slot_offset(pos);
-    for (std::int64_t i = 0; i < hd; ++i) task.out[i] += w * value[i];
-  }
-  const float inv_sum = 1.0F / sum;
-  for (std::int64_t i = 0; i < hd; ++i) task.out[i] *= inv_sum;
+  return plan;
+}
+
+// The kernel's view of one task; `scratch` grows to the task's scores.
+simd::attention_task task_of(const paged_attention_params& p, const cache_geometry& g,
+                             const attention_plan& plan, const group_work& w,
+                             std::vector<float>& scratch) {
+  const std::int64_t num_heads = p.query.dim(1);
+  const std::int64_t group = num_heads / g.num_kv_heads;
+  const std::int64_t first_value = (w.first_row * num_heads + w.kv_head * group) * g.head_dim;
+  simd::attention_task t;
+  t.query = p.query.as<const float>() + first_value;
+  t.out = p.out.as<float>() + first_value;
+  t.key_cache = p.key_cache.as<const float>() + w.kv_head * g.head_dim;
+  t.value_cache = p.value_cache.as<const float>() + w.kv_head * g.head_dim;
+  t.block_table = p.block_tables.as<const std::int32_t>() + w.seq * p.block_tables.dim(1);
+  t.num_keys = plan.row_keys.data() + w.first_row;
+  t.num_rows = w.num_rows;
+  t.group_size = group;
+  t.num_heads = num_heads;
+  t.num_kv_heads = g.num_kv_heads;
+  t.head_dim = g.head_dim;
+  t.block_size = g.block_size;
+  t.scale = p.scale;
+  const std::int64_t max_keys = t.num_keys[w.num_rows - 1];  // later rows see more keys
+  scratch.resize(static_cast<std::size_t>(w.num_rows * group * max_keys));
+  t.scratch = scratch.data();
+  return t;
 }
 
 }  // namespace
@@ -100,44 +131,19 @@ void paged_attention(const paged_attention_params& p) {
   const std::int64_t num_seqs = p.context_lens.numel();
   KERNEL_CHECK("paged_attention", p.query_start.numel() == num_seqs + 1);
   KERNEL_CHECK("paged_attention", p.block_tables.dim(0) == num_seqs);
-  const std::int64_t num_tokens = p.query.dim(0);
-  const std::int64_t num_heads = p.query.dim(1);
-  const std::int64_t group = num_heads / g.num_kv_heads;
-  const std::int32_t* query_start = p.query_start.as<const std::int32_t>();
-  const std::int32_t* context_lens = p.context_lens.as<const std::int32_t>();
-  KERNEL_CHECK("paged_attention", query_start[num_seqs] == num_tokens);
-
-  // Row -> (sequence, position) once, so the parallel loop is flat over rows x heads.
-  std::vector<std::int64_t> row_seq(static_cast<std::size_t>(num_tokens));
-  std::vector<std::int64_t> row_keys(static_cast<std::size_t>(num_tokens));
-  for (std::int64_t s = 0; s < num_seqs; ++s) {
-    const std::int64_t num_new = query_start[s + 1] - query_start[s];
-    KERNEL_CHECK("paged_attention", num_new >= 0 && context_lens[s] >= num_new);
-    const std::int64_t needed_blocks = (context_lens[s] + g.block_size - 1) / g.block_size;
-    KERNEL_CHECK("paged_attention", needed_blocks <= p.block_tables.dim(1));
-    for (std::int64_t j = 0; j < num_new; ++j) {
-      const auto row = static_cast<std::size_t>(query_start[s] + j);
-      row_seq[row] = s;
-      row_keys[row] = context_lens[s] - num_new + j + 1;
-    }
-  }
-  const std::int64_t num_tasks = num_tokens * num_heads;
-  const std::int64_t work = num_tasks * std::int64_t{p.max_context_len} * g.head_dim;
-#pragma omp parallel if (work >= min_parallel_flops)
+  KERNEL_CHECK("paged_attention",
+               p.query_start.as<const std::int32_t>()[num_seqs] == p.query.dim(0));
+  const attention_plan plan = plan_attention(p, g);
+  const simd::attend_fn attend = simd::active_kernels().attend;
+  const std::int64_t flops =
+      p.query.dim(0) * p.query.dim(1) * std::int64_t{p.max_context_len} * g.head_dim;
+  const auto num_tasks = static_cast<std::int64_t>(plan.work.size());
+#pragma omp parallel if (flops >= min_parallel_flops)
   {
-    std::vector<float> scores;
-#pragma omp for schedule(dynamic, 4)
-    for (std::int64_t task_index = 0; task_index < num_tasks; ++task_index) {
-      const std::int64_t row = task_index / num_heads;
-      const std::int64_t head = task_index % num_heads;
-      head_task task;
-      task.query = p.query.as<const float>() + task_index * g.head_dim;
-      task.out = p.out.as<float>() + task_index * g.head_dim;
-      task.block_table = p.block_tables.as<const std::int32_t>() +
-                         row_seq[static_cast<std::size_t>(row)] * p.block_tables.dim(1);
-      task.num_keys = row_keys[static_cast<std::size_t>(row)];
-      task.kv_head = head / group;
-      attend_one(task, p, g, scores);
+    std::vector<float> scratch;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t i = 0; i < num_tasks; ++i) {
+      attend(task_of(p, g, plan, plan.work[static_cast<std::size_t>(i)], scratch));
     }
   }
 }

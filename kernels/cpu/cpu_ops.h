@@ -1,7 +1,8 @@
 #pragma once
 // The CPU implementations of the ops in kernels/ops.h: fp32 compute on host memory.
-// Matrix products go through OpenBLAS; row-parallel loops use OpenMP. BLAS calls are never
-// made from inside an OpenMP region, so its threads and ours do not oversubscribe the cores.
+// Matrix products and attention run our own vector kernels (simd/simd_kernels.h); every
+// parallel loop is one OpenMP team, so no second thread pool (a BLAS's) fights it for the
+// cores.
 
 #include "kernels/ops.h"
 

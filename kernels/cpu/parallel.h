@@ -9,6 +9,9 @@ namespace pagedserve::kernels::cpu {
 
 // Element-wise and row ops (norms, rope, silu_mul): elements touched.
 inline constexpr std::int64_t min_parallel_elements = std::int64_t{1} << 17;
+// Matrix products: multiply-adds (rows x out features x in features). Lower than the rest:
+// a product streams its weights from memory, and two cores read faster than one.
+inline constexpr std::int64_t min_parallel_matmul = std::int64_t{1} << 18;
 // Attention: multiply-adds (query rows x heads x keys x head_dim).
 inline constexpr std::int64_t min_parallel_flops = std::int64_t{1} << 21;
 

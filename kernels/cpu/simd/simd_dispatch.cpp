@@ -13,7 +13,8 @@ bool runs(const kernel_set& set) {
   if (&set == &avx512::kernels) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
   }
-  if (&set == &avx2::kernels) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (&set == &avx2::kernels)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return true;
 }
 

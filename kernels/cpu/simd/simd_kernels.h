@@ -30,9 +30,9 @@ struct matmul_args {
 // group), against the sequence's paged cache. Each key and value row is read once for the
 // whole group and every row of the task.
 struct attention_task {
-  const float* query = nullptr;  // row r, group head g: query + (r * num_heads + g) * head_dim
-  float* out = nullptr;          // same layout as query
-  const float* key_cache = nullptr;    // [slots, num_kv_heads, head_dim], this kv head's column
+  const float* query = nullptr;      // row r, group head g: query + (r * num_heads + g) * head_dim
+  float* out = nullptr;              // same layout as query
+  const float* key_cache = nullptr;  // [slots, num_kv_heads, head_dim], this kv head's column
   const float* value_cache = nullptr;  // at offset kv_head * head_dim
   const std::int32_t* block_table = nullptr;
   const std::int64_t* num_keys = nullptr;  // per row: keys [0, num_keys[r]) are visible

@@ -37,7 +37,8 @@ std::vector<double> reference_matmul(const std::vector<float>& x, const std::vec
     for (std::int64_t j = 0; j < n; ++j) {
       double acc = 0.0;
       for (std::int64_t t = 0; t < k; ++t) {
-        acc += double{x[static_cast<std::size_t>(i * k + t)]} * w[static_cast<std::size_t>(j * k + t)];
+        acc +=
+            double{x[static_cast<std::size_t>(i * k + t)]} * w[static_cast<std::size_t>(j * k + t)];
       }
       out[static_cast<std::size_t>(i * n + j)] = acc;
     }
@@ -119,7 +120,8 @@ struct attention_case {
         std::vector<double> p(static_cast<std::size_t>(n));
         for (std::int64_t t = 0; t < n; ++t) {
           double dot = 0.0;
-          for (std::int64_t i = 0; i < head_dim; ++i) dot += double{q[i]} * row(keys, t, h / group)[i];
+          for (std::int64_t i = 0; i < head_dim; ++i)
+            dot += double{q[i]} * row(keys, t, h / group)[i];
           p[static_cast<std::size_t>(t)] = dot * scale;
         }
         double top = -INFINITY;
