@@ -96,7 +96,8 @@ simd::attention_task task_of(const paged_attention_params& p, const cache_geomet
   t.block_size = g.block_size;
   t.scale = p.scale;
   const std::int64_t max_keys = t.num_keys[w.num_rows - 1];  // later rows see more keys
-  scratch.resize(static_cast<std::size_t>(w.num_rows * group * max_keys));
+  scratch.resize(static_cast<std::size_t>(
+      simd::attention_scratch_floats(w.num_rows, group, max_keys, g.head_dim)));
   t.scratch = scratch.data();
   return t;
 }

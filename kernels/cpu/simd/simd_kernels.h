@@ -43,8 +43,21 @@ struct attention_task {
   std::int64_t head_dim = 0;
   std::int64_t block_size = 0;
   float scale = 1.0F;
-  float* scratch = nullptr;  // num_rows * group_size * max(num_keys) floats
+  float* scratch = nullptr;  // attention_scratch_floats(...) floats
 };
+
+// Positions a prefill task scores at once (a multiple of every set's vector width).
+inline constexpr std::int64_t attention_key_tile = 16;
+
+// Scratch of one task: scores per (row, head) padded to whole key tiles, then one key tile.
+[[nodiscard]] inline std::int64_t attention_scratch_floats(std::int64_t num_rows,
+                                                           std::int64_t group_size,
+                                                           std::int64_t max_keys,
+                                                           std::int64_t head_dim) {
+  const std::int64_t stride =
+      (max_keys + attention_key_tile - 1) / attention_key_tile * attention_key_tile;
+  return num_rows * group_size * stride + head_dim * attention_key_tile;
+}
 
 using matmul_panel_fn = void (*)(const matmul_args& a, std::int64_t n_begin, std::int64_t n_end);
 using attend_fn = void (*)(const attention_task& t);

@@ -86,7 +86,8 @@ TEST_P(simd_kernels, matmul_with_strides_writes_only_its_panel) {
 }
 
 // A paged cache of one sequence: 3 kv heads, head_dim 20 (a 16-wide step and a tail),
-// blocks of 4 in shuffled order; 5 query rows, the last 5 of 11 positions, group of 2.
+// blocks of 4 in shuffled order, 11 positions, group of 2. Queries: the last num_rows
+// positions (5: ten query vectors, scored by key tiles; 1: two, by dot products).
 struct attention_case {
   static constexpr std::int64_t num_kv_heads = 3;
   static constexpr std::int64_t group = 2;
@@ -94,15 +95,20 @@ struct attention_case {
   static constexpr std::int64_t head_dim = 20;
   static constexpr std::int64_t block_size = 4;
   static constexpr std::int64_t context_len = 11;
-  static constexpr std::int64_t num_rows = 5;
   static constexpr std::int64_t num_blocks = 6;
   static constexpr std::int64_t slot_width = num_kv_heads * head_dim;
 
   std::vector<std::int32_t> table = {4, 1, 5};
   std::vector<float> keys = random_floats(num_blocks * block_size * slot_width, 5);
   std::vector<float> values = random_floats(num_blocks * block_size * slot_width, 6);
-  std::vector<float> query = random_floats(num_rows * num_heads * head_dim, 7, 2.0F);
-  std::vector<std::int64_t> num_keys = {7, 8, 9, 10, 11};
+  explicit attention_case(std::int64_t rows) : num_rows(rows) {
+    for (std::int64_t r = 0; r < num_rows; ++r) num_keys.push_back(context_len - num_rows + r + 1);
+  }
+
+  std::int64_t num_rows;
+  std::vector<float> query =
+      random_floats(static_cast<std::size_t>(num_rows * num_heads * head_dim), 7, 2.0F);
+  std::vector<std::int64_t> num_keys;
 
   [[nodiscard]] const float* row(const std::vector<float>& cache, std::int64_t pos,
                                  std::int64_t kv_head) const {
@@ -141,12 +147,13 @@ struct attention_case {
   }
 };
 
-TEST_P(simd_kernels, attention_of_each_group_matches_the_reference) {
-  const attention_case c;
+void check_attention(const kernel_set& set, std::int64_t num_rows) {
+  const attention_case c(num_rows);
   const float scale = 1.0F / std::sqrt(float{attention_case::head_dim});
   std::vector<float> out(c.query.size(), -7.0F);
-  std::vector<float> scratch(attention_case::num_rows * attention_case::group *
-                             attention_case::context_len);
+  std::vector<float> scratch(static_cast<std::size_t>(cpu::simd::attention_scratch_floats(
+      num_rows, attention_case::group, attention_case::context_len,
+      attention_case::head_dim)));
   for (std::int64_t kv_head = 0; kv_head < attention_case::num_kv_heads; ++kv_head) {
     cpu::simd::attention_task t;
     const std::int64_t first = kv_head * attention_case::group * attention_case::head_dim;
@@ -156,7 +163,7 @@ TEST_P(simd_kernels, attention_of_each_group_matches_the_reference) {
     t.value_cache = c.values.data() + kv_head * attention_case::head_dim;
     t.block_table = c.table.data();
     t.num_keys = c.num_keys.data();
-    t.num_rows = attention_case::num_rows;
+    t.num_rows = num_rows;
     t.group_size = attention_case::group;
     t.num_heads = attention_case::num_heads;
     t.num_kv_heads = attention_case::num_kv_heads;
@@ -164,10 +171,16 @@ TEST_P(simd_kernels, attention_of_each_group_matches_the_reference) {
     t.block_size = attention_case::block_size;
     t.scale = scale;
     t.scratch = scratch.data();
-    set_->attend(t);
+    set.attend(t);
   }
-  EXPECT_LT(max_rel_error(out, c.reference(scale)), 1e-5);
+  EXPECT_LT(max_rel_error(out, c.reference(scale)), 1e-5) << num_rows << " query rows";
 }
+
+TEST_P(simd_kernels, attention_of_a_prefill_chunk_matches_the_reference) {
+  check_attention(*set_, 5);
+}
+
+TEST_P(simd_kernels, attention_of_a_decode_row_matches_the_reference) { check_attention(*set_, 1); }
 
 INSTANTIATE_TEST_SUITE_P(isa, simd_kernels, ::testing::Values("avx512", "avx2", "generic"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
