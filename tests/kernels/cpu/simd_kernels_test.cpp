@@ -86,19 +86,20 @@ TEST_P(simd_kernels, matmul_with_strides_writes_only_its_panel) {
 }
 
 // A paged cache of one sequence: 3 kv heads, head_dim 20 (a 16-wide step and a tail),
-// blocks of 4 in shuffled order, 11 positions, group of 2. Queries: the last num_rows
-// positions (5: ten query vectors, scored by key tiles; 1: two, by dot products).
+// blocks of 4 in shuffled order, 37 positions (softmax: whole vectors and a tail), group of 2.
+// Queries: the last num_rows positions (5: ten query vectors, scored by key tiles; 1: two, by dot
+// products).
 struct attention_case {
   static constexpr std::int64_t num_kv_heads = 3;
   static constexpr std::int64_t group = 2;
   static constexpr std::int64_t num_heads = num_kv_heads * group;
   static constexpr std::int64_t head_dim = 20;
   static constexpr std::int64_t block_size = 4;
-  static constexpr std::int64_t context_len = 11;
-  static constexpr std::int64_t num_blocks = 6;
+  static constexpr std::int64_t context_len = 37;
+  static constexpr std::int64_t num_blocks = 12;
   static constexpr std::int64_t slot_width = num_kv_heads * head_dim;
 
-  std::vector<std::int32_t> table = {4, 1, 5};
+  std::vector<std::int32_t> table = {4, 1, 5, 11, 0, 9, 3, 7, 10, 2};
   std::vector<float> keys = random_floats(num_blocks * block_size * slot_width, 5);
   std::vector<float> values = random_floats(num_blocks * block_size * slot_width, 6);
   explicit attention_case(std::int64_t rows) : num_rows(rows) {
@@ -152,8 +153,7 @@ void check_attention(const kernel_set& set, std::int64_t num_rows) {
   const float scale = 1.0F / std::sqrt(float{attention_case::head_dim});
   std::vector<float> out(c.query.size(), -7.0F);
   std::vector<float> scratch(static_cast<std::size_t>(cpu::simd::attention_scratch_floats(
-      num_rows, attention_case::group, attention_case::context_len,
-      attention_case::head_dim)));
+      num_rows, attention_case::group, attention_case::context_len, attention_case::head_dim)));
   for (std::int64_t kv_head = 0; kv_head < attention_case::num_kv_heads; ++kv_head) {
     cpu::simd::attention_task t;
     const std::int64_t first = kv_head * attention_case::group * attention_case::head_dim;
