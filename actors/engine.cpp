@@ -250,6 +250,12 @@ error to_error(const caf::error& err, bool stopping) {
 caf::actor_system_config& configure(caf::actor_system_config& cfg) {
   actors::add_engine_message_types(cfg);
   cfg.set("scheduler.max-threads", std::size_t{4});
+  // Idle workers sleep on their condition variable at once (a message from outside a worker
+  // wakes them) instead of CAF's default of spinning, then polling every 50 us for ~25 ms.
+  // That polling took the cores from the CPU backend's OpenMP team at every step: one stream
+  // through `serve` ran ~30% slower per token than `generate` (docs/cpu-backend.md).
+  cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{0});
+  cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
   return cfg;
 }
 
