@@ -1,4 +1,4 @@
-// linear (cuBLAS) on the CUDA backend against the CPU reference (OpenBLAS): x @ W^T with
+// linear (cuBLAS) on the CUDA backend against the CPU reference (kernels/cpu/simd): x @ W^T with
 // and without bias, and the logits case (compute-type inputs, f32 output).
 
 #include <cstdint>
