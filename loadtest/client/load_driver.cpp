@@ -56,6 +56,7 @@ class measured_run {
     io_.restart();
     run_result result;
     result.duration_s = std::chrono::duration<double>(last_end_ - first_send_).count();
+    result.run_start = run_start_;
     result.records = std::move(records_);
     return result;
   }

@@ -10,6 +10,7 @@
 // request's TTFT includes the others' connection set-up. A workload with token-id prompts
 // for the chat route is a broken precondition (run_load aborts): check_request_kind first.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -45,6 +46,9 @@ struct driver_options {
 struct run_result {
   std::vector<request_record> records;  // one per workload request, in workload order
   double duration_s = 0.0;              // first send to last record
+  // What the records' start_s count from, on the steady clock (to line them up with other
+  // timestamps taken in the same process, e.g. a server's).
+  std::chrono::steady_clock::time_point run_start;
 };
 
 // Called on the driver's thread after each measured request ends (not for warm-ups).

@@ -332,9 +332,10 @@ void fake_openai_server::serve(int fd) {
   if (request && request->path == "/v1/models") {
     send_all(fd, models_response);
   } else if (request) {
-    served_request record{request->path, "", request->arrival, {}};
+    served_request record{request->path, "", 0, request->arrival, {}};
     const request_shape shape = shape_of(*request);
     record.prompt = shape.prompt;
+    record.num_prompt_ids = shape.prompt.empty() ? shape.prompt_tokens : 0;
     note_started();
     bool reported = false;
     // Called before the last bytes go out, so a client that saw them finds the request

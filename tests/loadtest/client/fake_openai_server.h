@@ -36,7 +36,8 @@ struct fake_server_options {
 // What the server did for one request.
 struct served_request {
   std::string path;
-  std::string prompt;  // the text prompt or chat content; empty for token ids
+  std::string prompt;              // the text prompt or chat content; empty for token ids
+  std::size_t num_prompt_ids = 0;  // for token ids
   // When the request's first bytes reached the kernel (SO_TIMESTAMPNS), else when read.
   std::chrono::steady_clock::time_point receipt;
   std::vector<std::chrono::steady_clock::time_point> token_send_times;
