@@ -25,6 +25,7 @@
 #include "runtime/eval/eval_run.h"
 #include "runtime/eval/eval_tokens.h"
 #include "runtime/eval/eval_workload.h"
+#include "runtime/eval/unigram_baseline.h"
 
 namespace pagedserve::cli {
 namespace {
@@ -40,6 +41,7 @@ struct eval_options {
   std::string workload_path;
   std::optional<std::size_t> max_lines;
   bool wrap_token_ids = false;
+  std::string unigram_from;  // a training text: also report the unigram baseline
   bool json = false;
 };
 
@@ -69,6 +71,10 @@ void add_options(CLI::App& app, eval_options& opt) {
       "--max-model-len defaults to the model's max_position_embeddings; a longer line is an "
       "error (lines are not split into windows). --max-num-batched-tokens is the prefill "
       "chunk.");
+  app.add_option("--unigram-from", opt.unigram_from,
+                 "a text file (one document a line): also report the perplexity of a unigram "
+                 "model of the model's tokenizer counted on it (add-one smoothing), on the same "
+                 "tokens");
   app.add_flag("--json", opt.json, "print one JSON object on stdout");
 }
 
@@ -79,7 +85,7 @@ engine_config reference_engine(const eval_options& opt) {
   config.tokenizer_dir.clear();
   config.load_format = "auto";
   if (opt.reference_seed) config.weights_seed = *opt.reference_seed;
-  return eval::with_demo_model_named(std::move(config));
+  return config;
 }
 
 std::optional<eval_failure> load(const engine_config& config, const char* role,
@@ -126,8 +132,15 @@ boost::json::value json_number(double x) {
   return std::isfinite(x) ? boost::json::value(x) : boost::json::value(nullptr);
 }
 
+// The unigram baseline's figures, when --unigram-from was given.
+struct unigram_figures {
+  double perplexity = 0.0;
+  std::uint64_t num_counted = 0;
+};
+
 void print_json(const eval_options& opt, const eval_model& model, const eval_model* reference,
-                const eval_summary& s, double elapsed_s) {
+                const eval_summary& s, const std::optional<unigram_figures>& unigram,
+                double elapsed_s) {
   boost::json::object out;
   out["model"] = model.config.name;
   out["workload"] = opt.workload_path;
@@ -143,12 +156,16 @@ void print_json(const eval_options& opt, const eval_model& model, const eval_mod
     out["top1_agreement"] = json_number(s.reference->top1_agreement);
     out["max_abs_logit_diff"] = json_number(s.reference->max_abs_logit_diff);
   }
+  if (unigram) {
+    out["unigram_perplexity"] = json_number(unigram->perplexity);
+    out["unigram_counted_tokens"] = unigram->num_counted;
+  }
   out["elapsed_s"] = elapsed_s;
   std::printf("%s\n", boost::json::serialize(out).c_str());
 }
 
 void print_table(const eval_model& model, const eval_model* reference, const eval_summary& s,
-                 double elapsed_s) {
+                 const std::optional<unigram_figures>& unigram, double elapsed_s) {
   std::printf("%-22s %s\n", "model", model.config.name.c_str());
   if (reference != nullptr) std::printf("%-22s %s\n", "reference", reference->config.name.c_str());
   std::printf("%-22s %llu\n", "lines", static_cast<unsigned long long>(s.num_lines));
@@ -166,7 +183,23 @@ void print_table(const eval_model& model, const eval_model* reference, const eva
     std::printf("%-22s %.6f\n", "top-1 agreement", r.top1_agreement);
     std::printf("%-22s %.6g\n", "max |logit diff|", r.max_abs_logit_diff);
   }
+  if (unigram) {
+    std::printf("%-22s %.4f (counted on %llu tokens)\n", "unigram perplexity", unigram->perplexity,
+                static_cast<unsigned long long>(unigram->num_counted));
+  }
   std::printf("%-22s %.2f\n", "elapsed s", elapsed_s);
+}
+
+std::optional<eval_failure> unigram_of(const eval_options& opt, const eval_model& model,
+                                       std::span<const std::vector<token_id>> tokens,
+                                       std::optional<unigram_figures>& out) {
+  if (opt.unigram_from.empty()) return std::nullopt;
+  if (!model.tok) return eval_failure{"--unigram-from needs a model with a tokenizer"};
+  auto baseline =
+      eval::unigram_baseline::from_text_file(opt.unigram_from, *model.tok, model.config.vocab_size);
+  if (!baseline) return eval_failure{baseline.err().message};
+  out = unigram_figures{std::exp(baseline->mean_nll(tokens)), baseline->num_counted()};
+  return std::nullopt;
 }
 
 std::optional<eval_failure> run(const eval_options& opt) {
@@ -187,6 +220,8 @@ std::optional<eval_failure> run(const eval_options& opt) {
   auto tokens =
       eval::workload_tokens(*lines, {model->tok.get(), ref ? ref->tok.get() : nullptr}, limits);
   if (!tokens) return eval_failure{opt.workload_path + ": " + tokens.err().message};
+  std::optional<unigram_figures> unigram;
+  if (auto failed = unigram_of(opt, *model, *tokens, unigram)) return failed;
 
   const auto start = std::chrono::steady_clock::now();
   const eval_summary summary =
@@ -195,9 +230,9 @@ std::optional<eval_failure> run(const eval_options& opt) {
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (opt.json) {
-    print_json(opt, *model, ref, summary, elapsed_s);
+    print_json(opt, *model, ref, summary, unigram, elapsed_s);
   } else {
-    print_table(*model, ref, summary, elapsed_s);
+    print_table(*model, ref, summary, unigram, elapsed_s);
   }
   return std::nullopt;
 }
@@ -212,7 +247,6 @@ int run_eval_command(int argc, char** argv) {
   add_options(app, opt);
   CLI11_PARSE(app, argc, argv);
   if (app.count("--max-model-len") > 0) opt.max_model_len = opt.engine.sched.max_model_len;
-  opt.engine = eval::with_demo_model_named(std::move(opt.engine));
   if (const auto failed = run(opt)) {
     spdlog::error("{}", failed->message);
     return failed->exit_status;
