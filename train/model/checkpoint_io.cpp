@@ -48,6 +48,20 @@ void write_values(std::ofstream& out, const float* values, std::int64_t count,
   out.write(reinterpret_cast<const char*>(bits.data()), count * 2);
 }
 
+// bf16 widens exactly (its bits are an fp32's high half).
+void copy_as_f32(const safetensors_entry& entry, float* out) {
+  if (entry.dtype == "F32") {
+    std::memcpy(out, entry.bytes.data(), entry.bytes.size());
+    return;
+  }
+  const std::size_t n = entry.bytes.size() / 2;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint16_t bits = 0;
+    std::memcpy(&bits, entry.bytes.data() + 2 * i, 2);
+    out[i] = bf16_to_f32(bits);
+  }
+}
+
 std::filesystem::path temporary_for(const std::filesystem::path& path) {
   return path.string() + ".partial";
 }
@@ -93,13 +107,13 @@ status read_safetensors(const std::filesystem::path& path, const parameter_layou
     if (entry == nullptr) {
       return make_error(error_code::not_found, path.string() + " has no " + prefix + t.name);
     }
-    if (entry->dtype != "F32" || entry->shape != t.shape) {
-      return make_error(error_code::corrupt_data, path.string() + ": " + prefix + t.name + " is " +
-                                                      entry->dtype + " " +
-                                                      shape_to_string(entry->shape) +
-                                                      ", expected F32 " + shape_to_string(t.shape));
+    if ((entry->dtype != "F32" && entry->dtype != "BF16") || entry->shape != t.shape) {
+      return make_error(error_code::corrupt_data,
+                        path.string() + ": " + prefix + t.name + " is " + entry->dtype + " " +
+                            shape_to_string(entry->shape) + ", expected F32 or BF16 " +
+                            shape_to_string(t.shape));
     }
-    std::memcpy(values.data() + t.offset, entry->bytes.data(), entry->bytes.size());
+    copy_as_f32(*entry, values.data() + t.offset);
   }
   return status::success();
 }

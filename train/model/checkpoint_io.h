@@ -27,7 +27,8 @@ struct named_buffer {
                                        const std::vector<named_buffer>& buffers,
                                        const std::string& dtype);
 
-// Reads every tensor of `layout` under `prefix` from an F32 safetensors file into `values`.
+// Reads every tensor of `layout` under `prefix` from a safetensors file (F32, or BF16 widened
+// exactly) into `values`.
 [[nodiscard]] status read_safetensors(const std::filesystem::path& path,
                                       const parameter_layout& layout, const std::string& prefix,
                                       std::vector<float>& values);

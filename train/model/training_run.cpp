@@ -81,8 +81,12 @@ status save_model(const run_options& o, const parameter_layout& layout, const ru
   status written =
       write_safetensors(o.out_dir / "model.safetensors", layout, {{"", &s.params}}, o.weight_dtype);
   if (!written.ok()) return written;
-  const std::string dtype = o.weight_dtype == "BF16" ? "bfloat16" : "float32";
-  written = write_text_file(o.out_dir / "config.json", hf_config_json(o.shape, o.specials, dtype));
+  // torch_dtype float32 whatever the storage: the model was trained in fp32 and is meant to
+  // run in fp32. bf16 tensors widen exactly; a "bfloat16" torch_dtype would instead make HF
+  // (and the engine, which follows it) round RoPE's inv_freq to bf16, frequencies the model
+  // never saw (logits ~2e-3 away from the trainer's).
+  written =
+      write_text_file(o.out_dir / "config.json", hf_config_json(o.shape, o.specials, "float32"));
   if (!written.ok()) return written;
   written =
       write_text_file(o.out_dir / "generation_config.json", hf_generation_config_json(o.specials));
@@ -182,6 +186,10 @@ result<run_summary> run_training(const run_options& o, const token_stream& train
     }
   }
   if (o.show_progress) progress.finish();
+  if (total == 0) {  // --steps 0: the initialisation itself (a baseline to compare with)
+    status saved = save_model(o, layout, s);
+    if (!saved.ok()) return saved.err();
+  }
   summary.steps = total;
   summary.tokens_seen = total * tokens_per_step;
   summary.heldout_loss = heldout_loss(layout, s.params, heldout, o.batch, o.seq_len, 0);
