@@ -8,7 +8,8 @@
 namespace pagedserve {
 
 std::string engine_model_name(const engine_config& config) {
-  if (uses_demo_model(config)) return std::string(demo_model_name);
+  if (uses_random_demo_model(config)) return std::string(demo_model_name);
+  if (uses_built_in_model(config)) return std::string(built_in_model_name);
   if (!config.model_dir.empty()) {
     // "models/llama/" names "llama", as "models/llama" does.
     std::filesystem::path dir(config.model_dir);

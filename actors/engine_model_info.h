@@ -14,8 +14,8 @@
 namespace pagedserve {
 
 struct engine_model_info {
-  // The built-in demo model: "pagedserve-demo"; a checkpoint: its folder's name; a bare
-  // model config file: its file name without extension.
+  // The built-in models: "pagedserve-demo" (shipped, trained) or "demo-random"; a
+  // checkpoint: its folder's name; a bare model config file: its file name without extension.
   std::string name;
   std::uint32_t max_model_len = 0;
   std::uint32_t vocab_size = 0;

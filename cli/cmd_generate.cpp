@@ -53,12 +53,12 @@ double ms_since(clock_type::time_point start) {
 // neither: the demo model. The same resolution as the engine's (runtime/engine).
 result<loaded_model> load_model(const generate_options& opt) {
   const engine_config& source = opt.engine;
-  if (uses_demo_model(source)) {
+  if (uses_built_in_model(source)) {
     spdlog::info(
-        "no --model given: running the built-in demo model '{}' (random weights); "
+        "running the built-in demo model '{}' (a small Llama trained on the Brown Corpus); "
         "point --model at a HF checkpoint folder (config.json + *.safetensors) to run "
         "a real one",
-        demo_model_name);
+        built_in_model_name);
   }
   auto config = load_engine_model_config(source);
   if (!config) return config.err();

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "runtime/engine/built_in_model.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/demo_model.h"
 #include "runtime/model/dtype.h"
@@ -40,6 +41,21 @@ const char* rope_name(rope_kind kind) {
       return "llama3";
   }
   return "?";
+}
+
+// The built-in names as the engine reads them: pagedserve-demo (or nothing) is the shipped
+// folder, demo-random the in-memory model (here: an empty model_dir).
+int resolve_built_in_names(inspect_options& opt) {
+  engine_config names;
+  names.model_dir = opt.model_dir;
+  names.model_config_file = opt.model_config_file;
+  auto folder = resolved_model_dir(names);
+  if (!folder) {
+    std::fprintf(stderr, "pagedserve inspect: %s\n", folder.err().message.c_str());
+    return 1;
+  }
+  opt.model_dir = folder->string();
+  return 0;
 }
 
 result<model_config> read_config(const inspect_options& opt) {
@@ -109,11 +125,14 @@ int inspect_weights(const inspect_options& opt, const model_config& config) {
 int run_inspect(int argc, char** argv) {
   CLI::App app("Print a model's description and check its weights", "pagedserve inspect");
   inspect_options opt;
-  auto* model = app.add_option("--model", opt.model_dir, "HF checkpoint folder");
+  auto* model = app.add_option(
+      "--model", opt.model_dir,
+      "HF checkpoint folder, pagedserve-demo (the default) or demo-random (random weights)");
   app.add_option("--model-config", opt.model_config_file, "a config.json file")->excludes(model);
   app.add_flag("--dummy", opt.dummy, "make dummy weights instead of reading safetensors");
   app.add_flag("--tensors", opt.list_tensors, "list every tensor");
   CLI11_PARSE(app, argc, argv);
+  if (const int failed = resolve_built_in_names(opt); failed != 0) return failed;
 
   result<model_config> config = read_config(opt);
   if (!config) {

@@ -25,12 +25,15 @@ namespace {
 // setting: the engine refuses to start with it.)
 void log_start_notes(const net::server_config& config, const std::string& served_name) {
   spdlog::info("serving model '{}' as '{}'", engine_model_name(config.engine), served_name);
-  if (uses_demo_model(config.engine)) {
+  if (uses_built_in_model(config.engine)) {
     spdlog::info(
-        "this is {}, the built-in demo model with random weights: its output is noise. To "
-        "serve a real model pass --model /path/to/hf-checkpoint-folder (config.json + "
-        "*.safetensors + tokenizer.json) or set `model:` in the YAML file",
-        demo_model_name);
+        "this is {}, the built-in demo model: a 5M-parameter Llama trained here on the Brown "
+        "Corpus. It writes English-looking text, not answers. To serve a real model pass "
+        "--model /path/to/hf-checkpoint-folder (config.json + *.safetensors + tokenizer.json) "
+        "or set `model:` in the YAML file",
+        built_in_model_name);
+  } else if (uses_random_demo_model(config.engine)) {
+    spdlog::info("this is {}, random weights: its output is noise", demo_model_name);
   }
   if (config.engine.backend == "cpu") {
     const engine_config defaults;

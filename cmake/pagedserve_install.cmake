@@ -6,6 +6,7 @@
 #   include/pagedserve/    the headers of common/, kernels/, runtime/, actors/   [development]
 #   lib/cmake/pagedserve/  pagedserveConfig.cmake, its version file, the exported targets,
 #                          FindCAF.cmake                                         [development]
+#   share/pagedserve/models/pagedserve-demo/  the built-in demo model            [runtime]
 # and another CMake project does find_package(pagedserve CONFIG REQUIRED) and links
 # pagedserve::engine (docs/embedding.md; examples/CMakeLists.txt builds that way when it is
 # the top-level project, tests/package checks it). Tests, benchmarks, fuzzers, examples and
@@ -27,6 +28,12 @@ foreach(program pagedserve pagedserve-bench)
     install(TARGETS ${program} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
   endif()
 endforeach()
+
+# The built-in demo model, where an installed program looks for it
+# (runtime/engine/built_in_model.h): <prefix>/share/pagedserve/models/pagedserve-demo.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/models/pagedserve-demo
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/pagedserve/models COMPONENT runtime
+        PATTERN "loss.csv" EXCLUDE)
 
 if(NOT TARGET pagedserve_actors)
   return()  # no engine to export (the actors are being written)

@@ -43,7 +43,7 @@ std::string describe(const token_chunk& chunk) {
 // Even clients decode greedily, odd ones sample with a fixed seed.
 generation_request make_request(const options& opt, int client) {
   generation_request req;
-  if (opt.model_dir.empty()) {
+  if (opt.model_dir == "demo-random") {
     req.prompt_token_ids = {1, 10 + client, 20 + client, 30 + client, 40 + client};
     req.ignore_eos = true;  // random weights: EOS would only cut the demo short
   } else {
@@ -121,10 +121,9 @@ int run(const options& opt) {
   cfg.set("scheduler.max-threads", std::size_t{4});
   caf::actor_system system{cfg};
 
-  engine_config config;  // empty model fields: the demo model
+  engine_config config;  // empty model fields: the built-in demo model, pagedserve-demo
   config.model_dir = opt.model_dir;
   config.sched.max_num_seqs = 16;
-  config.sched.max_model_len = 1024;
   auto engine = actors::spawn_engine(system, std::move(config));
   if (!engine) {
     std::fprintf(stderr, "cannot start the engine: %s\n", engine.err().message.c_str());
@@ -150,7 +149,8 @@ int run(const options& opt) {
 int main(int argc, char** argv) {
   CLI::App app("Embed the pagedserve engine in a CAF application");
   options opt;
-  app.add_option("--model", opt.model_dir, "HF checkpoint folder (default: the demo model)");
+  app.add_option("--model", opt.model_dir,
+                 "HF checkpoint folder, or demo-random (default: the built-in pagedserve-demo)");
   app.add_option("--max-tokens", opt.max_tokens, "tokens per request")->check(CLI::Range(1, 4096));
   CLI11_PARSE(app, argc, argv);
   return run(opt);

@@ -97,10 +97,9 @@ int serve(const options& opt) {
   caf::actor_system_config cfg;
   configure(cfg);
   caf::actor_system system{cfg};
-  engine_config config;  // empty model fields: the demo model
+  engine_config config;  // empty model fields: the built-in demo model, pagedserve-demo
   config.model_dir = opt.model_dir;
   config.sched.max_num_seqs = 16;
-  config.sched.max_model_len = 1024;
   auto engine = actors::spawn_engine(system, std::move(config));
   if (!engine) {
     std::fprintf(stderr, "cannot start the engine: %s\n", engine.err().message.c_str());
@@ -222,7 +221,9 @@ int main(int argc, char** argv) {
   options opt;
   CLI::App* serve_cmd = app.add_subcommand("serve", "publish an engine on 127.0.0.1");
   serve_cmd->add_option("--port", opt.port, "TCP port (0: any free one, printed)");
-  serve_cmd->add_option("--model", opt.model_dir, "HF checkpoint folder (default: demo model)");
+  serve_cmd->add_option(
+      "--model", opt.model_dir,
+      "HF checkpoint folder, or demo-random (default: the built-in pagedserve-demo)");
   serve_cmd->add_option("--drain-ms", opt.drain_ms, "drain time on SIGINT/SIGTERM");
   CLI::App* client_cmd = app.add_subcommand("client", "submit requests to a served engine");
   client_cmd->add_option("--port", opt.port, "the server's port")->required();

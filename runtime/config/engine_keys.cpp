@@ -16,8 +16,9 @@ std::vector<engine_key> model_keys() {
   return {
       string_key<engine_config>(
           "model",
-          "HF checkpoint folder (config.json + *.safetensors [+ tokenizer.json]); empty: "
-          "the built-in demo model pagedserve-demo (random weights)",
+          "HF checkpoint folder (config.json + *.safetensors [+ tokenizer.json]), or "
+          "pagedserve-demo (the built-in demo model, trained here; the default) or demo-random "
+          "(random weights, byte-level tokenizer)",
           PAGEDSERVE_FIELD(model_dir)),
       string_key<engine_config>("tokenizer",
                                 "folder with tokenizer.json; empty: the model folder's",

@@ -80,6 +80,15 @@ status check_fits_model(const engine_config& config, const model_config& model) 
   return status::success();
 }
 
+engine_config with_model_context(engine_config config, const model_config& model) {
+  const std::uint32_t default_len = sched::scheduler_config{}.max_model_len;
+  if (config.sched.max_model_len == default_len && model.max_position_embeddings > 0 &&
+      model.max_position_embeddings < std::int64_t{default_len}) {
+    config.sched.max_model_len = static_cast<std::uint32_t>(model.max_position_embeddings);
+  }
+  return config;
+}
+
 result<engine_plan> plan_engine(const engine_config& config, forward::model_forward& forward) {
   kernels::backend& backend = forward.backend();
   engine_plan plan;

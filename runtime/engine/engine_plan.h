@@ -61,6 +61,11 @@ struct engine_plan {
 // max_model_len within the model's max_position_embeddings.
 [[nodiscard]] status check_fits_model(const engine_config& config, const model_config& model);
 
+// `config` with the default max_model_len (scheduler_config's) lowered to the model's
+// max_position_embeddings when that is shorter: as vLLM, the model decides the context unless
+// asked otherwise. A value other than the default is left for check_fits_model to refuse.
+[[nodiscard]] engine_config with_model_context(engine_config config, const model_config& model);
+
 // The plan for `config` on `forward` (the model's weights already on its backend). With
 // device-memory sizing this runs the profiling forward. Errors: a pool that cannot hold
 // one sequence of max_model_len (capacity_exceeded, with the figures), scheduler settings

@@ -34,10 +34,11 @@ result<started_executor> start_executor(const engine_config& config, const model
   return out;
 }
 
-result<started_engine> start_engine(const engine_config& config) {
-  if (status ok = validate(config); !ok) return ok.err();
-  auto model = load_engine_model(config);
+result<started_engine> start_engine(const engine_config& requested) {
+  if (status ok = validate(requested); !ok) return ok.err();
+  auto model = load_engine_model(requested);
   if (!model) return model.err();
+  const engine_config config = with_model_context(requested, model->config);
   if (status ok = check_fits_model(config, model->config); !ok) return ok.err();
   auto executor = start_executor(config, model->config, *model->weights);
   if (!executor) return executor.err();

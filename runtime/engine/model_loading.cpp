@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "runtime/engine/built_in_model.h"
 #include "runtime/model/demo_model.h"
 #include "runtime/tokenizer/demo_tokenizer.h"
 
@@ -23,12 +24,13 @@ result<model_config> read_config_file(const std::string& path) {
 
 result<std::shared_ptr<const tokenizer>> load_tokenizer(const engine_config& config) {
   if (!config.tokenizer_dir.empty()) return tokenizer::load(config.tokenizer_dir);
-  if (!config.model_dir.empty() &&
-      std::filesystem::exists(std::filesystem::path(config.model_dir) / "tokenizer.json")) {
-    return tokenizer::load(config.model_dir);
+  auto folder = resolved_model_dir(config);
+  if (!folder) return folder.err();
+  if (!folder->empty() && std::filesystem::exists(*folder / "tokenizer.json")) {
+    return tokenizer::load(*folder);
   }
-  // The demo model's ids are the demo tokenizer's (same vocab_size, BOS 1, EOS 2).
-  if (uses_demo_model(config)) return make_demo_tokenizer();
+  // The random demo model's ids are the demo tokenizer's (same vocab_size, BOS 1, EOS 2).
+  if (uses_random_demo_model(config)) return make_demo_tokenizer();
   return std::shared_ptr<const tokenizer>{};
 }
 
@@ -44,22 +46,22 @@ std::vector<token_id> merged_eos(const model_config& model, const tokenizer* tok
 
 }  // namespace
 
-bool uses_demo_model(const engine_config& config) {
-  return config.model_dir.empty() && config.model_config_file.empty();
-}
-
 result<model_config> load_engine_model_config(const engine_config& config) {
   if (!config.model_config_file.empty()) return read_config_file(config.model_config_file);
-  if (uses_demo_model(config)) return demo_model_config();
-  return load_model_config(config.model_dir);
+  if (uses_random_demo_model(config)) return demo_model_config();
+  auto folder = resolved_model_dir(config);
+  if (!folder) return folder.err();
+  return load_model_config(*folder);
 }
 
 result<std::shared_ptr<const checkpoint>> load_engine_weights(const engine_config& config,
                                                               const model_config& model) {
-  if (config.model_dir.empty() || config.load_format == "dummy") {
+  auto folder = resolved_model_dir(config);
+  if (!folder) return folder.err();
+  if (folder->empty() || config.load_format == "dummy") {
     return std::make_shared<const checkpoint>(make_dummy_checkpoint(model, config.weights_seed));
   }
-  auto weights = load_safetensors_checkpoint(config.model_dir, model);
+  auto weights = load_safetensors_checkpoint(*folder, model);
   if (!weights) return weights.err();
   return std::make_shared<const checkpoint>(std::move(*weights));
 }

@@ -1,15 +1,17 @@
 #pragma once
 // model_loading: what spawn_engine needs from disk, resolved from an engine_config the way
 // `pagedserve generate` resolves its flags: model_dir (config.json + safetensors, or dummy
-// weights with load_format dummy), model_config_file (dummy weights), or neither (the
-// built-in demo model). The tokenizer comes from tokenizer_dir, else from model_dir when it
-// has a tokenizer.json, else (the built-in demo model) the byte-level demo tokenizer.
+// weights with load_format dummy), model_config_file (dummy weights), or a built-in name
+// (built_in_model.h: the shipped pagedserve-demo folder, the default, or the in-memory
+// demo-random). The tokenizer comes from tokenizer_dir, else from the model folder when it
+// has a tokenizer.json, else (demo-random) the byte-level demo tokenizer.
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "common/result.h"
+#include "runtime/engine/built_in_model.h"
 #include "runtime/engine/engine_config.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/model_config.h"
@@ -27,7 +29,6 @@ struct loaded_model {
 // All of it: config, weights (checked against the config), tokenizer, EOS ids.
 [[nodiscard]] result<loaded_model> load_engine_model(const engine_config& config);
 // The steps, for callers that need the config before (or without) the weights.
-[[nodiscard]] bool uses_demo_model(const engine_config& config);
 [[nodiscard]] result<model_config> load_engine_model_config(const engine_config& config);
 [[nodiscard]] result<std::shared_ptr<const checkpoint>> load_engine_weights(
     const engine_config& config, const model_config& model);

@@ -8,7 +8,6 @@
 #include "kernels/backend_registry.h"
 #include "runtime/engine/engine_plan.h"
 #include "runtime/engine/model_loading.h"
-#include "runtime/model/demo_model.h"
 
 namespace pagedserve::eval {
 namespace {
@@ -26,13 +25,6 @@ std::optional<std::int64_t> model_position_bound(const model_config& model) {
 }
 
 }  // namespace
-
-engine_config with_demo_model_named(engine_config config) {
-  if (config.model_dir == demo_model_name && !std::filesystem::exists(config.model_dir)) {
-    config.model_dir.clear();
-  }
-  return config;
-}
 
 result<eval_model> load_eval_model(const engine_config& config) {
   auto loaded = load_engine_model(config);

@@ -25,10 +25,6 @@ struct eval_model {
   std::unique_ptr<forward::model_forward> forward;
 };
 
-// `config` with model "pagedserve-demo" read as the built-in demo model (empty model_dir),
-// unless a folder of that name exists.
-[[nodiscard]] engine_config with_demo_model_named(engine_config config);
-
 // Errors: the loader's (a missing folder, a bad config.json or checkpoint), the backend's
 // (invalid_argument for a dtype the backend does not compute in, unsupported without CUDA).
 [[nodiscard]] result<eval_model> load_eval_model(const engine_config& config);

@@ -183,7 +183,8 @@ class test_engine {
 };
 
 engine_config demo_config(std::uint32_t max_model_len = 256) {
-  engine_config config;  // no model: the built-in demo model
+  engine_config config;
+  config.model_dir = "demo-random";  // in memory, byte-level tokenizer
   config.sched.max_model_len = max_model_len;
   config.sched.max_num_seqs = 32;
   config.sched.block_size = 16;

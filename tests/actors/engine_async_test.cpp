@@ -205,7 +205,7 @@ TEST(EngineAsync, ModelDescribesTheDemoModel) {
   ASSERT_NE(e, nullptr);
   const engine_model_info& m = e->model();
   const engine_config config = testing::demo_engine_config();
-  EXPECT_EQ(m.name, "pagedserve-demo");
+  EXPECT_EQ(m.name, "demo-random");
   EXPECT_EQ(m.vocab_size, 512u);
   EXPECT_EQ(m.max_model_len, config.sched.max_model_len);
   EXPECT_EQ(m.block_size, config.sched.block_size);
@@ -219,7 +219,9 @@ TEST(EngineAsync, ModelDescribesTheDemoModel) {
 
 TEST(EngineAsync, ModelNamesComeFromTheFolderOrTheConfigFile) {
   engine_config config;
-  EXPECT_EQ(engine_model_name(config), "pagedserve-demo");
+  EXPECT_EQ(engine_model_name(config), "pagedserve-demo");  // the default: the shipped model
+  config.model_dir = "demo-random";
+  EXPECT_EQ(engine_model_name(config), "demo-random");
   config.model_dir = "/models/Qwen2-0.5B/";
   EXPECT_EQ(engine_model_name(config), "Qwen2-0.5B");
   config.model_dir = "models/tiny-llama";

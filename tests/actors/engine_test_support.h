@@ -23,9 +23,11 @@ namespace pagedserve::testing {
 
 inline constexpr auto k_wait = std::chrono::seconds(60);  // generous: CI runs under ASan
 
-// The demo model with a small KV pool (the default pool is sized for 256 long sequences).
+// The random demo model (in memory, byte-level tokenizer) with a small KV pool (the default
+// pool is sized for 256 long sequences).
 inline engine_config demo_engine_config() {
   engine_config config;
+  config.model_dir = "demo-random";
   config.sched.max_num_seqs = 8;
   config.sched.max_model_len = 1024;
   return config;

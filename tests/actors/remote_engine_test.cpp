@@ -164,8 +164,8 @@ std::vector<chunk_logprob> logprobs_of(const event_recorder& rec) {
 }
 
 TEST(RemoteEngine, StreamsOverTheNetworkLikeALocalEngineAndShutsDownTheServer) {
-  child_process server(
-      {std::string(PAGEDSERVE_BINARY_DIR) + "/bin/remote_engine", "serve", "--port", "0"});
+  child_process server({std::string(PAGEDSERVE_BINARY_DIR) + "/bin/remote_engine", "serve",
+                        "--port", "0", "--model", "demo-random"});
   ASSERT_TRUE(server.started());
   const auto port_line = server.read_line(60s);
   ASSERT_TRUE(port_line.has_value()) << "the server printed no port";

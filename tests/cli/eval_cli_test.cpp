@@ -28,13 +28,18 @@ class EvalCli : public ::testing::Test {
     return path;
   }
 
+  // ARGS on the random demo model (vocabulary 512, byte-level tokenizer) unless they name one.
+  static std::string with_model(const std::string& args) {
+    return args.find("--model ") == std::string::npos ? "--model demo-random " + args : args;
+  }
+
   // Runs `pagedserve eval ARGS` with stderr folded into out (the messages are checked).
   static cli_result eval(const std::string& args) {
-    return run_pagedserve("eval " + args + " 2>&1");
+    return run_pagedserve("eval " + with_model(args) + " 2>&1");
   }
 
   static json::object eval_json(const std::string& args) {
-    const cli_result r = run_pagedserve("eval " + args + " --json");
+    const cli_result r = run_pagedserve("eval " + with_model(args) + " --json");
     EXPECT_EQ(r.exit_status, 0) << r.out;
     return json::parse(r.out).as_object();
   }
@@ -54,10 +59,10 @@ const std::string two_lines =
 
 TEST_F(EvalCli, TheDemoModelAgainstItselfAgreesExactly) {
   const json::object out = eval_json(
-      "--model pagedserve-demo --reference pagedserve-demo "
+      "--model demo-random --reference demo-random "
       "--workload " +
       workload(two_lines).string());
-  EXPECT_EQ(out.at("model").as_string(), "pagedserve-demo");
+  EXPECT_EQ(out.at("model").as_string(), "demo-random");
   EXPECT_EQ(out.at("num_lines").to_number<int>(), 2);
   EXPECT_EQ(out.at("num_scored_tokens").to_number<int>(), 9 + 4);
   EXPECT_NEAR(out.at("mean_kl").to_number<double>(), 0.0, 1e-9);
@@ -120,7 +125,7 @@ TEST_F(EvalCli, AReferenceWithAnotherVocabularyIsRefused) {
   // tiny-qwen2 has 600 logits, the demo model 512.
   expect_refused(eval("--reference " + golden_model("tiny-qwen2") + " --workload " +
                       workload(two_lines).string()),
-                 "has another vocabulary (600 logits, the model pagedserve-demo 512)");
+                 "has another vocabulary (600 logits, the model demo-random 512)");
 }
 
 TEST_F(EvalCli, WrapTokenIdsMapsASyntheticWorkloadIntoTheVocabulary) {

@@ -78,9 +78,9 @@ grep -F "pagedserve_DIR" "$consumer/CMakeCache.txt" | grep -qF "$prefix/" ||
 "$cmake" --build "$consumer" -j "$(nproc)" --target embed_engine ||
   fail "building embed_engine against the installed package"
 
-echo "== embed_engine (demo model)"
+echo "== embed_engine (the random demo model)"
 rc=0
-"$consumer/embed_engine" --max-tokens 4 > "$work/embed.out" 2>&1 || rc=$?
+"$consumer/embed_engine" --model demo-random --max-tokens 4 > "$work/embed.out" 2>&1 || rc=$?
 embed_fail() {
   cat "$work/embed.out"
   fail "$@"

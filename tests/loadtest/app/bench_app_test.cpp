@@ -68,7 +68,8 @@ class BenchApp : public ::testing::Test {
     dir_ = new fs::path(fs::temp_directory_path() /
                         ("pagedserve_bench_app_" + std::to_string(::getpid())));
     fs::create_directories(*dir_);
-    std::ofstream(config()) << "max_model_len: 128\nmax_num_seqs: 16\nnum_blocks: 256\n"
+    std::ofstream(config()) << "model: demo-random\nmax_model_len: 128\nmax_num_seqs: 16\n"
+                               "num_blocks: 256\n"
                                "log_level: info\n";
     server_launch launch;
     launch.binary = bin_dir() / "pagedserve";
@@ -111,7 +112,7 @@ TEST_F(BenchApp, RandomRunCountsEveryTokenOfEveryRequest) {
   EXPECT_EQ(count(result, "total_output_tokens"), 16U * 8U);
   EXPECT_GT(result.at("mean_ttft_ms").to_number<double>(), 0.0);
   EXPECT_GT(result.at("median_itl_ms").to_number<double>(), 0.0);
-  EXPECT_EQ(result.at("model_id"), "pagedserve-demo");
+  EXPECT_EQ(result.at("model_id"), "demo-random");
 }
 
 TEST_F(BenchApp, TableIsTheDefaultOutputAndSaveResultWritesTheJson) {

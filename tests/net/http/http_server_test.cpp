@@ -26,7 +26,7 @@ TEST(HttpServer, HealthModelsAndMetricsAnswer) {
   const json::value list = parse_json(models.body());
   EXPECT_EQ(list.at("object").as_string(), "list");
   const json::value& model = list.at("data").as_array().at(0);
-  EXPECT_EQ(model.at("id").as_string(), "pagedserve-demo");
+  EXPECT_EQ(model.at("id").as_string(), "demo-random");
   EXPECT_EQ(model.at("object").as_string(), "model");
   EXPECT_EQ(model.at("owned_by").as_string(), "pagedserve");
   EXPECT_EQ(model.at("max_model_len").to_number<std::int64_t>(), 512);

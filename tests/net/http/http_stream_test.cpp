@@ -21,7 +21,7 @@ TEST(HttpCompletion, NonStreamingAnswerHasTheRequestedTokens) {
   EXPECT_EQ(res[http::field::content_type], "application/json");
   const json::value body = json::parse(res.body());
   EXPECT_EQ(body.at("object").as_string(), "text_completion");
-  EXPECT_EQ(body.at("model").as_string(), "pagedserve-demo");
+  EXPECT_EQ(body.at("model").as_string(), "demo-random");
   const json::value& choice = body.at("choices").at(0);
   EXPECT_EQ(choice.at("finish_reason").as_string(), "length");
   EXPECT_EQ(body.at("usage").at("completion_tokens").to_number<int>(), 5);

@@ -38,7 +38,8 @@ using tcp = asio::ip::tcp;
 inline constexpr auto k_deadline = std::chrono::seconds(20);
 
 inline server_config test_config() {
-  server_config config;  // engine: the built-in demo model
+  server_config config;
+  config.engine.model_dir = "demo-random";  // in memory, byte-level tokenizer
   config.port = 0;
   config.handle_signals = false;
   config.num_io_threads = 2;

@@ -19,7 +19,8 @@ namespace {
 using forward::testing::golden_model;
 
 eval_model demo_model(std::uint64_t seed = 0) {
-  engine_config config;  // no model: the built-in demo model
+  engine_config config;
+  config.model_dir = "demo-random";  // seeded random weights, vocabulary 512
   config.weights_seed = seed;
   auto model = load_eval_model(config);
   EXPECT_TRUE(model) << (model ? "" : model.err().message);

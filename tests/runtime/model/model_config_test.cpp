@@ -332,7 +332,7 @@ TEST(model_config, PublicModelFilesParse) {
 
 TEST(model_config, DemoModelIsASmallTiedLlama) {
   const model_config demo = demo_model_config();
-  EXPECT_EQ(demo.name, "pagedserve-demo");
+  EXPECT_EQ(demo.name, "demo-random");
   EXPECT_EQ(demo.family, model_family::llama);
   EXPECT_EQ(demo.num_heads % demo.num_kv_heads, 0);
   EXPECT_EQ(demo.q_size(), demo.hidden_size);

@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { test } from 'node:test';
 
-export const served_model_name = 'pagedserve-demo';
+// The servers run the random demo model (byte-level tokenizer, vocabulary 512): these tests
+// check the protocol, and its token counts are bytes.
+export const served_model_name = 'demo-random';
 
 // The demo tokenizer (runtime/tokenizer/demo_tokenizer.h) is byte-level: one token per UTF-8
 // byte, BOS (id 1) added to completion prompts; ChatML specials are one token each.
@@ -71,7 +73,7 @@ const max_log_chars = 256 * 1024;
 export class server_process {
   constructor(binary, args = [], { env = {}, startup_timeout_ms = 60000 } = {}) {
     this.binary = binary;
-    this.args = ['serve', '--port', '0', ...args];
+    this.args = ['serve', '--port', '0', ...(args.includes('--model') ? [] : ['--model', 'demo-random']), ...args];
     this.env = env;
     this.startup_timeout_ms = startup_timeout_ms;
     this.log = '';
