@@ -35,6 +35,8 @@ void add_flags(CLI::App& app, inputs& in, run_options& o, std::string& dtype) {
   app.add_flag("--resume", in.resume, "continue from --out's training_state.*");
   app.add_option("--seed", o.seed, "initialisation and data order");
   app.add_option("--steps", o.schedule.total_steps, "optimizer steps");
+  app.add_option("--stop-after", o.stop_after_steps,
+                 "end after this many steps of this invocation (state saved; --resume goes on)");
   app.add_option("--batch", o.batch, "windows per step");
   app.add_option("--seq-len", o.seq_len, "tokens per window");
   app.add_option("--lr", o.schedule.peak, "peak learning rate");

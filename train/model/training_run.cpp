@@ -91,7 +91,7 @@ status save_model(const run_options& o, const parameter_layout& layout, const ru
   written =
       write_text_file(o.out_dir / "generation_config.json", hf_generation_config_json(o.specials));
   if (!written.ok()) return written;
-  return copy_tokenizer(o);
+  return o.tokenizer_dir.empty() ? status::success() : copy_tokenizer(o);
 }
 
 void append_csv(const run_options& o, const step_record& r) {
@@ -147,7 +147,11 @@ result<run_summary> run_training(const run_options& o, const token_stream& train
   run_summary summary;
   double recent_loss = 0.0;
   std::int64_t recent_steps = 0;
-  for (; s.next_step < total; ++s.next_step) {
+  // --stop-after: this invocation ends early, state saved, and --resume goes on (the
+  // schedule is the whole run's either way).
+  const std::int64_t stop_at =
+      o.stop_after_steps > 0 ? std::min(total, s.next_step + o.stop_after_steps) : total;
+  for (; s.next_step < stop_at; ++s.next_step) {
     const std::int64_t step = s.next_step;
     const window_batch b = random_windows(train, o.batch, o.seq_len, s.sampler);
     model.forward(s.params, b.inputs.data());
@@ -158,7 +162,7 @@ result<run_summary> run_training(const run_options& o, const token_stream& train
                        lr,       s.optimizer.step(s.params, grads, lr), 0.0};
     recent_loss += loss;
     ++recent_steps;
-    const bool last = step + 1 == total;
+    const bool last = step + 1 == stop_at;
     if (last || (o.eval_every > 0 && (step + 1) % o.eval_every == 0)) {
       record.heldout_loss =
           heldout_loss(layout, s.params, heldout, o.batch, o.seq_len, o.eval_windows);
@@ -190,8 +194,8 @@ result<run_summary> run_training(const run_options& o, const token_stream& train
     status saved = save_model(o, layout, s);
     if (!saved.ok()) return saved.err();
   }
-  summary.steps = total;
-  summary.tokens_seen = total * tokens_per_step;
+  summary.steps = s.next_step;
+  summary.tokens_seen = s.next_step * tokens_per_step;
   summary.heldout_loss = heldout_loss(layout, s.params, heldout, o.batch, o.seq_len, 0);
   summary.num_parameters = layout.total();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

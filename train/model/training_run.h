@@ -32,8 +32,9 @@ struct run_options {
   std::int64_t save_every = 500;      // 0: only at the end
   std::string weight_dtype = "BF16";  // of model.safetensors: "BF16" or "F32"
   std::filesystem::path out_dir;
-  std::filesystem::path tokenizer_dir;  // its tokenizer files are copied into out_dir
+  std::filesystem::path tokenizer_dir;  // its tokenizer files are copied into out_dir (if set)
   bool show_progress = true;
+  std::int64_t stop_after_steps = 0;  // > 0: end this invocation after this many steps
 };
 
 // One line of loss.csv.
