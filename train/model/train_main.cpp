@@ -7,10 +7,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "runtime/eval/unigram_baseline.h"
 #include "train/model/checkpoint_io.h"
 #include "train/model/parameters.h"
 #include "train/model/training_run.h"
-#include "train/model/unigram_baseline.h"
 
 namespace {
 
@@ -137,7 +137,12 @@ int main(int argc, char** argv) {
       static_cast<std::int64_t>(heldout->ids.size()) <= o.seq_len * o.batch + 1) {
     return fail("too little text for one batch of --seq-len windows");
   }
-  const double unigram = unigram_heldout_loss(*train, *heldout, o.shape.vocab_size);
+  // The same add-one unigram model `pagedserve eval --unigram-from` reports, counted on the
+  // training stream and scored over the held-out stream.
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(o.shape.vocab_size), 0);
+  for (std::int32_t id : train->ids) ++counts[static_cast<std::size_t>(id)];
+  const std::vector<std::vector<token_id>> heldout_ids{{heldout->ids.begin(), heldout->ids.end()}};
+  const double unigram = eval::unigram_baseline(std::move(counts)).mean_nll(heldout_ids);
   std::fprintf(stderr,
                "pagedserve-train: %lld parameters; %zu training tokens (%lld documents), %zu "
                "held-out; unigram held-out perplexity %.1f\n",
