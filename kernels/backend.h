@@ -121,6 +121,12 @@ class backend {
     return nullptr;
   }
 
+  // Whether linear() computes with weights stored in `format` (dense always). Where not, the
+  // loader dequantizes such weights to the compute type at load.
+  [[nodiscard]] virtual bool computes_with(weight_format format) const {
+    return format == weight_format::dense;
+  }
+
   // Whether sample() exists here; otherwise the host samples from copied logits.
   [[nodiscard]] virtual bool samples_on_device() const { return false; }
   virtual void sample(const sample_params& /*p*/) { KERNEL_CHECK("sample", samples_on_device()); }

@@ -50,6 +50,7 @@ std::string_view compute_type_name(dtype type) {
     case dtype::f16:
       return "float16";
     case dtype::i32:
+    case dtype::u8:
       break;
   }
   return "int32";

@@ -35,13 +35,48 @@ struct add_rms_norm_params {
   float eps = 1e-6F;
 };
 
+// How a linear layer's weight W [out_features, in_features] is stored.
+//   dense: `linear_params::weight`, in the compute type.
+//   int4 / int8: unsigned codes q with a zero point z and a scale s per group of
+//     `group_size` consecutive inputs of one output row: W[n, k] = (q[n, k] - z[n, g]) * s[n, g]
+//     with g = k / group_size (AWQ, GPTQ v1/v2 and compressed-tensors int all map here).
+//   fp8_e4m3: e4m3fn codes times a scale per block of `block_rows` x `group_size` weights:
+//     W[n, k] = e4m3(q[n, k]) * s[n / block_rows, k / group_size] (per-tensor: one block;
+//     per-channel: block_rows 1, group_size in_features; HF/DeepSeek: 128 x 128).
+enum class weight_format : std::uint8_t { dense, int4, int8, fp8_e4m3 };
+
+// A quantized W, as every backend that computes with it directly reads it. Codes are in
+// input order, or in `input_order`'s order when that is set (GPTQ act-order: the inputs are
+// permuted so that each group is contiguous; the op gathers x's columns to match).
+struct quantized_weight {
+  weight_format format = weight_format::dense;
+  std::int64_t out_features = 0;
+  std::int64_t in_features = 0;
+  std::int64_t group_size = 0;  // inputs per scale (and zero point); divides nothing in general
+  std::int64_t block_rows = 1;  // output rows per scale (fp8 only; 1 for int4/int8)
+  // u8. int4: [out, ceil(in / 2)], the code of input k in byte k / 2, low nibble for even k;
+  // int8 and fp8: [out, in].
+  tensor codes;
+  tensor scales;       // f32 [ceil(out / block_rows), ceil(in / group_size)]
+  tensor zeros;        // u8 [out, ceil(in / group_size)] (int4/int8); empty for fp8
+  tensor input_order;  // i32 [in] or empty: code column k multiplies x[:, input_order[k]]
+
+  [[nodiscard]] bool is_quantized() const { return format != weight_format::dense; }
+  [[nodiscard]] std::int64_t num_groups() const {
+    return (in_features + group_size - 1) / group_size;
+  }
+};
+
 // out[n, out_features] = x[n, in] @ weight[out_features, in]^T (+ bias). x and weight are
-// in the backend's compute type; out is too, or f32 (the logits are always f32).
+// in the backend's compute type; out is too, or f32 (the logits are always f32). When
+// `quantized` is set, `weight` is empty and W is read from it (backends that compute with
+// quantized weights only: backend::computes_with(format)).
 struct linear_params {
   tensor out;
   tensor x;
   tensor weight;
   tensor bias;  // [out_features] or empty
+  quantized_weight quantized{};
 };
 
 // Rotary embedding in place, rotate-half (GPT-NeoX) layout as HF Llama/Qwen use:
@@ -54,12 +89,16 @@ struct rope_params {
 
 // Paged cache layout per layer: [num_blocks, block_size, num_kv_heads, head_dim].
 // key_cache[slot_mapping[t]] = key[t] (same for value); slot = block * block_size + offset.
+// A cache of type u8 holds fp8 e4m3 codes (kv_cache_dtype fp8_e4m3, vLLM's convention):
+// stored = e4m3(x / scale), read back as code * scale, one scale per layer for K and for V.
 struct kv_write_params {
   tensor key_cache;
   tensor value_cache;
   tensor key;           // [n, num_kv_heads, head_dim]
   tensor value;         // [n, num_kv_heads, head_dim]
   tensor slot_mapping;  // [n] i32
+  float key_scale = 1.0F;    // u8 caches only
+  float value_scale = 1.0F;  // u8 caches only
 };
 
 // Causal attention of a flattened batch over the paged cache. Sequence s owns query rows
@@ -80,6 +119,8 @@ struct paged_attention_params {
   // Host-side bound on any sequence's new tokens, for launch geometry; 0 = not known. With
   // a bound above 1, 16-bit backends attend prefill sequences on tensor cores.
   std::int32_t max_query_len = 0;
+  float key_scale = 1.0F;    // u8 (fp8 e4m3) caches only, as in kv_write_params
+  float value_scale = 1.0F;
 };
 
 // out = silu(gate) * up, element-wise.

@@ -11,7 +11,8 @@
 
 namespace pagedserve::kernels {
 
-enum class dtype : std::uint8_t { f32, bf16, f16, i32 };
+// u8: raw bytes (packed 4-bit codes, 8-bit codes, fp8 e4m3 bit patterns) of quantized weights.
+enum class dtype : std::uint8_t { f32, bf16, f16, i32, u8 };
 
 [[nodiscard]] constexpr std::size_t dtype_size(dtype type) {
   switch (type) {
@@ -21,11 +22,15 @@ enum class dtype : std::uint8_t { f32, bf16, f16, i32 };
     case dtype::bf16:
     case dtype::f16:
       return 2;
+    case dtype::u8:
+      return 1;
   }
   return 0;
 }
 
-[[nodiscard]] constexpr bool is_float_type(dtype type) { return type != dtype::i32; }
+[[nodiscard]] constexpr bool is_float_type(dtype type) {
+  return type != dtype::i32 && type != dtype::u8;
+}
 
 inline constexpr int max_rank = 4;
 

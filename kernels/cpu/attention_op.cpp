@@ -8,6 +8,7 @@
 
 #include "kernels/check.h"
 #include "kernels/cpu/cpu_ops.h"
+#include "kernels/cpu/fp8_kv_rows.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/simd/simd_kernels.h"
 
@@ -21,9 +22,10 @@ struct cache_geometry {
   std::int64_t head_dim = 0;
 };
 
+// Caches hold fp32, or fp8 e4m3 codes (u8) with a scale per layer.
 cache_geometry geometry_of(const char* what, const tensor& key_cache, const tensor& value_cache) {
-  KERNEL_CHECK(what, key_cache.type == dtype::f32 && key_cache.rank == 4);
-  KERNEL_CHECK(what, value_cache.type == dtype::f32 && value_cache.rank == 4);
+  KERNEL_CHECK(what, key_cache.type == dtype::f32 || key_cache.type == dtype::u8);
+  KERNEL_CHECK(what, key_cache.rank == 4 && value_cache.type == key_cache.type);
   KERNEL_CHECK(what, key_cache.shape == value_cache.shape);
   return {key_cache.dim(0) * key_cache.dim(1), key_cache.dim(1), key_cache.dim(2),
           key_cache.dim(3)};
@@ -74,32 +76,56 @@ attention_plan plan_attention(const paged_attention_params& p, const cache_geome
   return plan;
 }
 
-// The kernel's view of one task; `scratch` grows to the task's scores.
+// The kernel's view of one task; `scratch` grows to the task's scores. An fp8 cache is read
+// through `decoded`: this kv head's keys and values in fp32, as a one-head cache.
 simd::attention_task task_of(const paged_attention_params& p, const cache_geometry& g,
                              const attention_plan& plan, const group_work& w,
-                             std::vector<float>& scratch) {
+                             std::vector<float>& scratch, decoded_kv& decoded) {
   const std::int64_t num_heads = p.query.dim(1);
   const std::int64_t group = num_heads / g.num_kv_heads;
   const std::int64_t first_value = (w.first_row * num_heads + w.kv_head * group) * g.head_dim;
   simd::attention_task t;
   t.query = p.query.as<const float>() + first_value;
   t.out = p.out.as<float>() + first_value;
-  t.key_cache = p.key_cache.as<const float>() + w.kv_head * g.head_dim;
-  t.value_cache = p.value_cache.as<const float>() + w.kv_head * g.head_dim;
   t.block_table = p.block_tables.as<const std::int32_t>() + w.seq * p.block_tables.dim(1);
   t.num_keys = plan.row_keys.data() + w.first_row;
+  const std::int64_t max_keys = t.num_keys[w.num_rows - 1];  // later rows see more keys
+  if (p.key_cache.type == dtype::u8) {
+    decoded.decode(p.key_cache.as<const std::uint8_t>(), p.value_cache.as<const std::uint8_t>(),
+                   t.block_table, max_keys, g.block_size, g.num_kv_heads, w.kv_head, g.head_dim,
+                   p.key_scale, p.value_scale);
+    t.key_cache = decoded.keys.data();
+    t.value_cache = decoded.values.data();
+    t.block_table = decoded.identity_table.data();
+    t.num_kv_heads = 1;
+  } else {
+    t.key_cache = p.key_cache.as<const float>() + w.kv_head * g.head_dim;
+    t.value_cache = p.value_cache.as<const float>() + w.kv_head * g.head_dim;
+    t.num_kv_heads = g.num_kv_heads;
+  }
   t.num_rows = w.num_rows;
   t.group_size = group;
   t.num_heads = num_heads;
-  t.num_kv_heads = g.num_kv_heads;
   t.head_dim = g.head_dim;
   t.block_size = g.block_size;
   t.scale = p.scale;
-  const std::int64_t max_keys = t.num_keys[w.num_rows - 1];  // later rows see more keys
   scratch.resize(static_cast<std::size_t>(
       simd::attention_scratch_floats(w.num_rows, group, max_keys, g.head_dim)));
   t.scratch = scratch.data();
   return t;
+}
+
+void write_rows(const tensor& cache, const tensor& rows, const std::int32_t* slots,
+                std::int64_t num_tokens, std::int64_t row, float scale) {
+  for (std::int64_t t = 0; t < num_tokens; ++t) {
+    const float* from = rows.as<const float>() + t * row;
+    if (cache.type == dtype::u8) {
+      encode_e4m3_row(from, row, scale, cache.as<std::uint8_t>() + slots[t] * row);
+    } else {
+      std::memcpy(cache.as<float>() + slots[t] * row, from,
+                  static_cast<std::size_t>(row) * sizeof(float));
+    }
+  }
 }
 
 }  // namespace
@@ -112,14 +138,12 @@ void kv_write(const kv_write_params& p) {
   KERNEL_CHECK("kv_write", p.key.type == dtype::f32 && p.value.type == dtype::f32);
   KERNEL_CHECK("kv_write", p.key.numel() == num_tokens * row && p.value.numel() == p.key.numel());
   const std::int32_t* slots = p.slot_mapping.as<const std::int32_t>();
-  const std::size_t row_bytes = static_cast<std::size_t>(row) * sizeof(float);
   for (std::int64_t t = 0; t < num_tokens; ++t) {
     KERNEL_CHECK("kv_write", slots[t] >= 0 && slots[t] < g.num_slots);
-    std::memcpy(p.key_cache.as<float>() + slots[t] * row, p.key.as<const float>() + t * row,
-                row_bytes);
-    std::memcpy(p.value_cache.as<float>() + slots[t] * row, p.value.as<const float>() + t * row,
-                row_bytes);
   }
+  KERNEL_CHECK("kv_write", p.key_scale > 0.0F && p.value_scale > 0.0F);
+  write_rows(p.key_cache, p.key, slots, num_tokens, row, p.key_scale);
+  write_rows(p.value_cache, p.value, slots, num_tokens, row, p.value_scale);
 }
 
 void paged_attention(const paged_attention_params& p) {
@@ -142,9 +166,10 @@ void paged_attention(const paged_attention_params& p) {
 #pragma omp parallel if (flops >= min_parallel_flops)
   {
     std::vector<float> scratch;
+    decoded_kv decoded;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t i = 0; i < num_tasks; ++i) {
-      attend(task_of(p, g, plan, plan.work[static_cast<std::size_t>(i)], scratch));
+      attend(task_of(p, g, plan, plan.work[static_cast<std::size_t>(i)], scratch, decoded));
     }
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // cpu_backend: the reference backend. Host memory, fp32 weights and activations (bf16 and
-// f16 checkpoints are widened once, at upload). Every op finishes before it returns.
+// f16 checkpoints are widened once, at upload; int4, int8 and fp8 weights stay quantized and
+// linear() reads their codes). Every op finishes before it returns.
 
 #include <memory>
 
@@ -30,6 +31,11 @@ class cpu_backend final : public backend {
   void rms_norm(const rms_norm_params& p) override;
   void add_rms_norm(const add_rms_norm_params& p) override;
   void linear(const linear_params& p) override;
+  // int4, int8 and fp8 e4m3 weights are read from their codes (kernels/cpu/quantized_linear_op).
+  [[nodiscard]] bool computes_with(weight_format format) const override {
+    return format == weight_format::dense || format == weight_format::int4 ||
+           format == weight_format::int8 || format == weight_format::fp8_e4m3;
+  }
   void rope(const rope_params& p) override;
   void kv_write(const kv_write_params& p) override;
   void paged_attention(const paged_attention_params& p) override;

@@ -1,4 +1,5 @@
-// linear: out = x @ W^T (+ bias), through the vector kernels (simd/simd_kernels.h).
+// linear: out = x @ W^T (+ bias), through the vector kernels (simd/simd_kernels.h). W with
+// quantized codes goes to quantized_linear_op.cpp.
 //
 // W is cut into panels of rows; each OpenMP thread takes whole panels, so every weight is
 // read from memory once per step whatever the batch (decode is bound by that read), and a
@@ -9,15 +10,11 @@
 
 #include "kernels/check.h"
 #include "kernels/cpu/cpu_ops.h"
+#include "kernels/cpu/linear_op.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/simd/simd_kernels.h"
 
 namespace pagedserve::kernels::cpu {
-namespace {
-
-// Rows of W per panel: a multiple of the kernels' 6-column tile; 48 rows of a 4096-wide
-// layer are 768 KiB, within a core's L2.
-constexpr std::int64_t panel_rows = 48;
 
 void add_bias(const linear_params& p, std::int64_t num_rows, std::int64_t out_features) {
   KERNEL_CHECK("linear", p.bias.type == dtype::f32 && p.bias.numel() == out_features);
@@ -29,9 +26,11 @@ void add_bias(const linear_params& p, std::int64_t num_rows, std::int64_t out_fe
   }
 }
 
-}  // namespace
-
 void linear(const linear_params& p) {
+  if (p.quantized.is_quantized()) {
+    quantized_linear(p);
+    return;
+  }
   KERNEL_CHECK("linear", p.x.type == dtype::f32 && p.weight.type == dtype::f32);
   KERNEL_CHECK("linear", p.out.type == dtype::f32 && p.weight.rank == 2);
   const std::int64_t out_features = p.weight.dim(0);

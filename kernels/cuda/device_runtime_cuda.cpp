@@ -49,6 +49,7 @@ cudaDataType_t blas_type(dtype type) {
     case dtype::f16:
       return CUDA_R_16F;
     case dtype::i32:
+    case dtype::u8:
       break;
   }
   check_failed("gemm", "a floating-point type", __FILE__, __LINE__);

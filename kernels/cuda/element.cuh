@@ -96,9 +96,10 @@ void dispatch_float_type(const char* what, dtype type, F&& f) {
       f(type_tag<f16>{});
       return;
     case dtype::i32:
+    case dtype::u8:
       break;
   }
-  KERNEL_CHECK(what, type != dtype::i32);
+  KERNEL_CHECK(what, is_float_type(type));
 }
 
 // Grid size for a grid-stride loop over n elements.

@@ -9,12 +9,16 @@
 namespace pagedserve::kernels::cpu::simd {
 namespace {
 
+// F16C (fp8 codes to fp32) comes with every AVX2 processor; checked all the same.
 bool runs(const kernel_set& set) {
   if (&set == &avx512::kernels) {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("f16c");
   }
-  if (&set == &avx2::kernels)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (&set == &avx2::kernels) {
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+           __builtin_cpu_supports("f16c");
+  }
   return true;
 }
 

@@ -59,13 +59,52 @@ inline constexpr std::int64_t attention_key_tile = 16;
   return num_rows * group_size * stride + head_dim * attention_key_tile;
 }
 
+// A linear layer's quantized W [n, k] (kernels::quantized_weight) against x prepared by the
+// op: x's columns in code order (input_order applied), zero padded to ldx (a multiple of
+// quant_chunk_codes), and for int4 each 32-column chunk stored as its 16 even columns, then
+// its 16 odd ones, the order in which the low and high nibbles of 16 code bytes unpack.
+// The padding of x is zero, so codes past k (a half-used last int4 byte, the padding of a
+// partial chunk) add nothing.
+enum class code_format : std::uint8_t { int4, int8, fp8_e4m3 };
+inline constexpr std::int64_t quant_chunk_codes = 32;
+
+struct quantized_matmul_args {
+  code_format format = code_format::int4;
+  const float* x = nullptr;  // [m, ldx], prepared as above
+  std::int64_t ldx = 0;
+  const float* x_group_sums = nullptr;  // [m, num_groups]: sum of x over each group (int only)
+  float* out = nullptr;
+  std::int64_t ldo = 0;
+  std::int64_t m = 0;                   // rows of x
+  std::int64_t n = 0;                   // rows of W (out features)
+  std::int64_t k = 0;                   // columns of W (in features)
+  const std::uint8_t* codes = nullptr;  // row n at codes + n * code_stride
+  std::int64_t code_stride = 0;         // int4: ceil(k / 2); int8 and fp8: k
+  const float* scales = nullptr;        // [ceil(n / block_rows), num_groups]
+  const std::uint8_t* zeros = nullptr;  // [n, num_groups] (int only)
+  std::int64_t group_size = 0;
+  std::int64_t num_groups = 0;
+  std::int64_t block_rows = 1;
+};
+
 using matmul_panel_fn = void (*)(const matmul_args& a, std::int64_t n_begin, std::int64_t n_end);
 using attend_fn = void (*)(const attention_task& t);
+// out columns [n_begin, n_end) computed from the codes directly (a scale per group factored
+// out of the inner loop). Only where every group but the last is whole 16-byte chunks of
+// codes: group_size a multiple of 32 (int4) or 16 (int8, fp8), or one group.
+using quantized_matmul_panel_fn = void (*)(const quantized_matmul_args& a, std::int64_t n_begin,
+                                           std::int64_t n_end);
+// W's rows [n_begin, n_end) in fp32, in the prepared x's column order, into
+// dst[(n - n_begin) * ldx + column]; any group size. dst times the prepared x is the layer.
+using dequantize_panel_fn = void (*)(const quantized_matmul_args& a, std::int64_t n_begin,
+                                     std::int64_t n_end, float* dst);
 
 struct kernel_set {
   std::string_view name;
   matmul_panel_fn matmul_panel = nullptr;
   attend_fn attend = nullptr;
+  quantized_matmul_panel_fn quantized_matmul_panel = nullptr;
+  dequantize_panel_fn dequantize_panel = nullptr;
 };
 
 // The set picked for this processor (or PAGEDSERVE_CPU_ISA), decided on the first call.

@@ -50,6 +50,7 @@ float load(const tensor& t, std::int64_t i) {
     case dtype::f16:
       return f16_bits_to_f32(t.as<const std::uint16_t>()[i]);
     case dtype::i32:
+    case dtype::u8:
       break;
   }
   check_failed("gemm", "a floating-point type", __FILE__, __LINE__);
@@ -67,6 +68,7 @@ void store(const tensor& t, std::int64_t i, float value) {
       t.as<std::uint16_t>()[i] = f32_to_f16_bits(value);
       return;
     case dtype::i32:
+    case dtype::u8:
       break;
   }
   check_failed("gemm", "a floating-point type", __FILE__, __LINE__);

@@ -63,14 +63,15 @@ std::int32_t slot_of(const test_sequence& s, std::int64_t pos) {
 
 // Writes every sequence's keys/values into the pools through kv_write.
 void fill_cache(backend& be, const std::vector<test_sequence>& seqs, const buffer& key_cache,
-                const buffer& value_cache) {
+                const buffer& value_cache, float key_scale = 1.0F, float value_scale = 1.0F) {
   for (const test_sequence& s : seqs) {
     std::vector<std::int32_t> slots;
     for (std::int64_t pos = 0; pos < s.context_len; ++pos) slots.push_back(slot_of(s, pos));
     buffer k = to_backend(be, s.keys, {s.context_len, num_kv_heads, head_dim});
     buffer v = to_backend(be, s.values, {s.context_len, num_kv_heads, head_dim});
     buffer sm = to_backend(be, slots);
-    be.kv_write({key_cache.view(), value_cache.view(), k.view(), v.view(), sm.view()});
+    be.kv_write({key_cache.view(), value_cache.view(), k.view(), v.view(), sm.view(), key_scale,
+                 value_scale});
   }
 }
 
@@ -124,19 +125,15 @@ TEST(cpu_attention, kv_write_places_rows_at_their_slots) {
   }
 }
 
-TEST(cpu_attention, mixed_batch_of_decode_chunk_and_prefill_matches_reference) {
-  cpu_backend be;
-  const auto seqs = make_sequences();
-  buffer kc = be.allocate(dtype::f32, {num_blocks, block_size, num_kv_heads, head_dim});
-  buffer vc = be.allocate(dtype::f32, {num_blocks, block_size, num_kv_heads, head_dim});
-  fill_cache(be, seqs, kc, vc);
-
+// paged_attention over every sequence's new rows at once; fills `want` from the reference.
+std::vector<float> attend_all(backend& be, const std::vector<test_sequence>& seqs,
+                              const buffer& kc, const buffer& vc, std::vector<double>& want,
+                              float key_scale = 1.0F, float value_scale = 1.0F) {
   std::vector<float> query;
   std::vector<std::int32_t> query_start = {0};
   std::vector<std::int32_t> context_lens;
   const std::size_t max_blocks = 4;
   std::vector<std::int32_t> tables(seqs.size() * max_blocks, 0);
-  std::vector<double> want;
   const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
   for (std::size_t i = 0; i < seqs.size(); ++i) {
     const test_sequence& s = seqs[i];
@@ -166,8 +163,74 @@ TEST(cpu_attention, mixed_batch_of_decode_chunk_and_prefill_matches_reference) {
   p.block_tables = bt.view();
   p.scale = static_cast<float>(scale);
   p.max_context_len = 13;
+  p.key_scale = key_scale;
+  p.value_scale = value_scale;
   be.paged_attention(p);
-  EXPECT_LT(max_rel_error(to_host(be, ob), want), 1e-5);
+  return to_host(be, ob);
+}
+
+TEST(cpu_attention, mixed_batch_of_decode_chunk_and_prefill_matches_reference) {
+  cpu_backend be;
+  const auto seqs = make_sequences();
+  buffer kc = be.allocate(dtype::f32, {num_blocks, block_size, num_kv_heads, head_dim});
+  buffer vc = be.allocate(dtype::f32, {num_blocks, block_size, num_kv_heads, head_dim});
+  fill_cache(be, seqs, kc, vc);
+  std::vector<double> want;
+  const std::vector<float> got = attend_all(be, seqs, kc, vc, want);
+  EXPECT_LT(max_rel_error(got, want), 1e-5);
+}
+
+// e4m3 code -> value by its definition (sign, 4-bit exponent with bias 7, 3-bit mantissa;
+// exponent 0 is subnormal), independent of kernels/fp8_e4m3.h.
+double e4m3_value(std::uint8_t code) {
+  const int e = (code >> 3) & 15;
+  const int m = code & 7;
+  const double magnitude = e == 0 ? m * std::ldexp(1.0, -9) : (8 + m) * std::ldexp(1.0, e - 10);
+  return (code & 0x80) != 0 ? -magnitude : magnitude;
+}
+
+// An fp8 cache holds e4m3(x / scale): each stored code is the nearest e4m3 value to x / scale,
+// and attention over it equals attention over the decoded values (code * scale).
+TEST(cpu_attention, fp8_cache_stores_the_nearest_codes_and_attends_over_them) {
+  cpu_backend be;
+  auto seqs = make_sequences();
+  buffer kc = be.allocate(dtype::u8, {num_blocks, block_size, num_kv_heads, head_dim});
+  buffer vc = be.allocate(dtype::u8, {num_blocks, block_size, num_kv_heads, head_dim});
+  const float key_scale = 0.01F;  // x / scale reaches 100: normal codes; small x: subnormal
+  const float value_scale = 0.5F;
+  fill_cache(be, seqs, kc, vc, key_scale, value_scale);
+  std::vector<std::uint8_t> codes(static_cast<std::size_t>(kc.view().numel()));
+  be.copy_to_host(codes.data(), kc.view());
+  for (test_sequence& s : seqs) {
+    for (std::int64_t pos = 0; pos < s.context_len; ++pos) {
+      for (std::int64_t i = 0; i < kv_row; ++i) {
+        const std::uint8_t code = codes[static_cast<std::size_t>(slot_of(s, pos) * kv_row + i)];
+        float& key = s.keys[static_cast<std::size_t>(pos * kv_row + i)];
+        const double target = static_cast<double>(key) / key_scale;
+        // No e4m3 value is nearer the target than the stored one.
+        for (int other = 0; other < 256; ++other) {
+          if ((other & 0x7F) == 0x7F) continue;
+          ASSERT_LE(std::abs(e4m3_value(code) - target),
+                    std::abs(e4m3_value(static_cast<std::uint8_t>(other)) - target) + 1e-12);
+        }
+        key = static_cast<float>(e4m3_value(code) * key_scale);  // the reference's keys
+      }
+    }
+  }
+  std::vector<std::uint8_t> value_codes(codes.size());
+  be.copy_to_host(value_codes.data(), vc.view());
+  for (test_sequence& s : seqs) {
+    for (std::int64_t pos = 0; pos < s.context_len; ++pos) {
+      for (std::int64_t i = 0; i < kv_row; ++i) {
+        const auto at = static_cast<std::size_t>(slot_of(s, pos) * kv_row + i);
+        s.values[static_cast<std::size_t>(pos * kv_row + i)] =
+            static_cast<float>(e4m3_value(value_codes[at]) * value_scale);
+      }
+    }
+  }
+  std::vector<double> want;
+  const std::vector<float> got = attend_all(be, seqs, kc, vc, want, key_scale, value_scale);
+  EXPECT_LT(max_rel_error(got, want), 1e-5);
 }
 
 }  // namespace

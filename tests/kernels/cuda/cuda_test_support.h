@@ -124,6 +124,7 @@ inline std::string dtype_name(const ::testing::TestParamInfo<dtype>& info) {
     case dtype::f16:
       return "f16";
     case dtype::i32:
+    case dtype::u8:
       break;
   }
   return "i32";
