@@ -30,4 +30,14 @@ void checkpoint::add(host_tensor tensor, std::shared_ptr<const void> keep_alive)
   tensors_.emplace(std::move(name), std::move(tensor));
 }
 
+const quant::quantized_linear* checkpoint::find_quantized(const std::string& name) const {
+  auto it = quantized_.find(name);
+  return it == quantized_.end() ? nullptr : it->second.get();
+}
+
+void checkpoint::add_quantized(std::string name,
+                               std::shared_ptr<const quant::quantized_linear> layer) {
+  quantized_.insert_or_assign(std::move(name), std::move(layer));
+}
+
 }  // namespace pagedserve

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@
 #include "runtime/model/model_config.h"
 
 namespace pagedserve {
+namespace quant {
+struct quantized_linear;  // runtime/quant/quantized_linear.h
+}
 
 struct host_tensor {
   std::string name;
@@ -25,6 +29,12 @@ struct host_tensor {
   std::span<const std::byte> bytes;  // numel * element size, valid while the checkpoint lives
 
   [[nodiscard]] std::int64_t numel() const;
+};
+
+// Per-layer scales of an fp8 KV cache (runtime/model/kv_scales.h).
+struct kv_cache_scales {
+  std::vector<float> key;
+  std::vector<float> value;
 };
 
 class checkpoint {
@@ -36,9 +46,21 @@ class checkpoint {
   // Used by loaders: `keep_alive` owns the memory `tensor.bytes` points into.
   void add(host_tensor tensor, std::shared_ptr<const void> keep_alive);
 
+  // Quantized linear layers by weight name ("model.layers.0.mlp.up_proj.weight": the name
+  // the dense weight would have), in place of a host_tensor of that name.
+  [[nodiscard]] const quant::quantized_linear* find_quantized(const std::string& name) const;
+  void add_quantized(std::string name, std::shared_ptr<const quant::quantized_linear> layer);
+  [[nodiscard]] bool has_quantized_layers() const { return !quantized_.empty(); }
+
+  // The checkpoint's KV cache scales, when it has them.
+  [[nodiscard]] const std::optional<kv_cache_scales>& kv_scales() const { return kv_scales_; }
+  void set_kv_scales(std::optional<kv_cache_scales> scales) { kv_scales_ = std::move(scales); }
+
  private:
   std::map<std::string, host_tensor> tensors_;
+  std::map<std::string, std::shared_ptr<const quant::quantized_linear>> quantized_;
   std::vector<std::shared_ptr<const void>> storage_;
+  std::optional<kv_cache_scales> kv_scales_;
 };
 
 // Loads model.safetensors or the shards of model.safetensors.index.json from `dir` and
