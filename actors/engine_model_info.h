@@ -24,6 +24,8 @@ struct engine_model_info {
   std::uint32_t max_n = 0;
   std::shared_ptr<const tokenizer> tok;  // null when the model has none (ids only)
   std::vector<token_id> eos_token_ids;
+  std::string quantization = "none";    // loaded_model::quantization
+  std::string kv_cache_dtype = "auto";  // the KV cache's element type
 };
 
 // The name a server reports for the model an engine_config loads (see `name` above).

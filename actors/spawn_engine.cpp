@@ -25,6 +25,8 @@ engine_model_info describe(const engine_config& config, const started_engine& st
   info.max_n = config.max_n;
   info.tok = started.model.tok;
   info.eos_token_ids = started.model.eos_token_ids;
+  info.quantization = started.model.quantization;
+  info.kv_cache_dtype = std::string(forward::to_string(started.plan->kv_cache_dtype));
   return info;
 }
 
@@ -41,6 +43,16 @@ result<engine_actor> spawn_engine(caf::actor_system& system, engine_config confi
 result<spawned_engine> spawn_described_engine(caf::actor_system& system, engine_config config) {
   auto started = start_engine(config);
   if (!started) return started.err();
+  spdlog::info("weights: {:.2f} MiB on the {} backend; quantization: {}",
+               static_cast<double>(started->plan->weight_bytes) / (1024.0 * 1024.0),
+               config.backend, started->model.quantization);
+  if (started->plan->kv_cache_dtype != forward::kv_cache_dtype::auto_ &&
+      !started->model.weights->kv_scales()) {
+    spdlog::warn(
+        "kv_cache_dtype {}: the checkpoint has no k/v scales, so every layer uses 1.0 (as vLLM "
+        "does); keys and values beyond +-448 saturate",
+        config.kv_cache_dtype);
+  }
   for (const std::string& line :
        describe_plan(config, *started->plan, started->executor->num_decode_graphs())) {
     spdlog::info("{}", line);

@@ -57,7 +57,7 @@ struct bench_options {
 
 void add_options(CLI::App& app, bench_options& opt) {
   add_engine_flags(app, opt.engine,
-                   {"model", "model_config", "load_format", "backend", "dtype",
+                   {"model", "model_config", "load_format", "quantization", "backend", "dtype",
                     "gpu_memory_utilization", "enforce_eager", "block_size", "num_blocks",
                     "max_num_seqs", "max_num_batched_tokens", "max_model_len"});
   app.footer("--max-model-len defaults to the workload's longest prompt + max_tokens.");

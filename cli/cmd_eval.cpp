@@ -52,7 +52,8 @@ struct eval_failure {
 };
 
 void add_options(CLI::App& app, eval_options& opt) {
-  add_engine_flags(app, opt.engine, {"model", "model_config", "load_format", "tokenizer", "seed"});
+  add_engine_flags(app, opt.engine,
+                   {"model", "model_config", "load_format", "quantization", "tokenizer", "seed"});
   app.add_option("--reference", opt.reference_dir,
                  "a second model (HF folder or pagedserve-demo) with the same vocabulary: "
                  "also report mean KL(reference || model), top-1 agreement, max |logit diff|");
@@ -66,7 +67,8 @@ void add_options(CLI::App& app, eval_options& opt) {
                "map ids past the vocabulary to id % vocab_size (synthetic workloads such as "
                "bench/nano-256.jsonl) instead of refusing them");
   add_engine_flags(app, opt.engine,
-                   {"backend", "dtype", "max_model_len", "block_size", "max_num_batched_tokens"});
+                   {"backend", "dtype", "max_model_len", "block_size", "max_num_batched_tokens",
+                    "kv_cache_dtype"});
   app.footer(
       "--max-model-len defaults to the model's max_position_embeddings; a longer line is an "
       "error (lines are not split into windows). --max-num-batched-tokens is the prefill "
@@ -84,6 +86,7 @@ engine_config reference_engine(const eval_options& opt) {
   config.model_config_file.clear();
   config.tokenizer_dir.clear();
   config.load_format = "auto";
+  config.quantization = "auto";  // the reference as its checkpoint stores it
   if (opt.reference_seed) config.weights_seed = *opt.reference_seed;
   return config;
 }
@@ -92,10 +95,8 @@ std::optional<eval_failure> load(const engine_config& config, const char* role,
                                  std::optional<eval_model>& out) {
   auto model = eval::load_eval_model(config);
   if (!model) {
-    const error_code code = model.err().code;
-    const bool bad_input = code == error_code::invalid_argument || code == error_code::not_found;
     return eval_failure{std::string("cannot load the ") + role + ": " + model.err().message,
-                        bad_input ? 2 : 1};
+                        exit_status_for(model.err().code)};
   }
   out = std::move(*model);
   return std::nullopt;
@@ -226,7 +227,8 @@ std::optional<eval_failure> run(const eval_options& opt) {
   const auto start = std::chrono::steady_clock::now();
   const eval_summary summary =
       eval::run_eval(*model->forward, ref ? ref->forward.get() : nullptr, *tokens,
-                     {opt.engine.sched.block_size, opt.engine.sched.max_num_batched_tokens});
+                     {opt.engine.sched.block_size, opt.engine.sched.max_num_batched_tokens,
+                      *forward::parse_kv_cache_dtype(opt.engine.kv_cache_dtype)});
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (opt.json) {

@@ -22,6 +22,7 @@
 #include "runtime/forward/model_forward.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/demo_model.h"
+#include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/sampler.h"
 
 namespace pagedserve::cli {
@@ -36,6 +37,7 @@ struct generate_options {
   std::optional<std::uint64_t> seed;
   bool ignore_eos = false;
   bool json = false;
+  std::optional<std::int32_t> logprobs;  // top-K logprobs per generated token (--json)
 };
 
 struct loaded_model {
@@ -85,6 +87,7 @@ status check_request(const generate_options& opt, const model_config& config) {
 
 struct generation {
   std::vector<token_id> token_ids;
+  std::vector<logprobs_result> logprobs;  // per generated token, with --logprobs
   std::string finish_reason = "length";
   double prefill_ms = 0.0;
   double decode_ms = 0.0;
@@ -113,6 +116,7 @@ generation run_generation(forward::model_forward& fwd, const generate_options& o
     const forward::forward_output out = fwd.run(batch, cache);
     num_computed = static_cast<std::int64_t>(tokens.size());
     const token_id next = sample(out.last(0), opt.sampling, state);
+    if (opt.logprobs) gen.logprobs.push_back(compute_logprobs(out.last(0), next, *opt.logprobs));
     (gen.token_ids.empty() ? gen.prefill_ms : gen.decode_ms) += ms_since(start);
     start = clock_type::now();
     gen.token_ids.push_back(next);
@@ -126,6 +130,21 @@ generation run_generation(forward::model_forward& fwd, const generate_options& o
     if (static_cast<std::int64_t>(gen.token_ids.size()) >= opt.max_tokens) break;
   }
   return gen;
+}
+
+// vLLM's shape, per generated token: its logprob and rank, and the top-K (token id, logprob).
+boost::json::array logprobs_json(const generation& gen) {
+  boost::json::array out;
+  for (std::size_t i = 0; i < gen.logprobs.size(); ++i) {
+    const logprobs_result& r = gen.logprobs[i];
+    boost::json::array top;
+    for (const token_logprob& t : r.top) top.push_back({{"token_id", t.token}, {"logprob", t.logprob}});
+    out.push_back({{"token_id", gen.token_ids[i]},
+                   {"logprob", r.chosen_logprob},
+                   {"rank", r.chosen_rank},
+                   {"top_logprobs", std::move(top)}});
+  }
+  return out;
 }
 
 void print_result(const generate_options& opt, const model_config& config, const generation& gen) {
@@ -152,11 +171,12 @@ void print_result(const generate_options& opt, const model_config& config, const
   out["prefill_ms"] = gen.prefill_ms;
   out["decode_ms"] = gen.decode_ms;
   out["decode_tokens_per_s"] = decode_tps;
+  if (opt.logprobs) out["logprobs"] = logprobs_json(gen);
   std::printf("%s\n", boost::json::serialize(out).c_str());
 }
 
 void add_options(CLI::App& app, generate_options& opt) {
-  add_engine_flags(app, opt.engine, {"model", "model_config", "load_format"});
+  add_engine_flags(app, opt.engine, {"model", "model_config", "load_format", "quantization"});
   app.add_option("--prompt-ids", opt.prompt_ids, "prompt token ids, e.g. 1,2,3")
       ->required()
       ->delimiter(',');
@@ -168,6 +188,10 @@ void add_options(CLI::App& app, generate_options& opt) {
   app.add_flag("--ignore-eos", opt.ignore_eos, "keep generating past EOS tokens");
   add_engine_flags(app, opt.engine, {"backend", "dtype", "block_size"});
   app.add_flag("--json", opt.json, "print one JSON object on stdout");
+  app.add_option("--logprobs", opt.logprobs,
+                 "with --json: the top-K logprobs of each generated token (log_softmax of the "
+                 "raw logits, as vLLM's default)")
+      ->check(CLI::Range(0, 20));
 }
 
 int run_generate(int argc, char** argv) {
@@ -177,11 +201,15 @@ int run_generate(int argc, char** argv) {
   add_options(app, opt);
   CLI11_PARSE(app, argc, argv);
   opt.sampling.seed = opt.seed;
+  if (opt.logprobs && !opt.json) {
+    spdlog::error("--logprobs prints its figures in the JSON output: add --json");
+    return 2;
+  }
 
   auto model = load_model(opt);
   if (!model) {
     spdlog::error("cannot load the model: {}", model.err().message);
-    return 1;
+    return exit_status_for(model.err().code);
   }
   if (const status s = check_request(opt, model->config); !s) {
     spdlog::error("{}", s.err().message);
@@ -198,7 +226,7 @@ int run_generate(int argc, char** argv) {
   auto weights = forward::upload_model_weights(*backend, model->config, *model->weights);
   if (!weights) {
     spdlog::error("cannot load the weights: {}", weights.err().message);
-    return 1;
+    return exit_status_for(weights.err().code);
   }
   forward::model_forward fwd(*backend, model->config, std::move(*weights));
   print_result(opt, model->config, run_generation(fwd, opt));

@@ -73,7 +73,7 @@ int run_serve(int argc, char** argv) {
   auto server = net::server::start(config);
   if (!server) {
     spdlog::error("cannot start the server: {}", server.err().message);
-    return 1;
+    return exit_status_for(server.err().code);
   }
   const bool ipv6 = config.host.find(':') != std::string::npos;
   spdlog::info("listening on http://{}{}{}:{}", ipv6 ? "[" : "", config.host, ipv6 ? "]" : "",

@@ -149,9 +149,21 @@ void server_metrics::count_http_response(unsigned status) {
   }
 }
 
+void server_metrics::set_model_info(std::string quantization, std::string kv_cache_dtype) {
+  std::lock_guard lock(mutex_);
+  quantization_ = std::move(quantization);
+  kv_cache_dtype_ = std::move(kv_cache_dtype);
+}
+
 std::string server_metrics::render(const engine_stats& stats, std::string_view model_name) const {
   std::lock_guard lock(mutex_);
   exposition out(model_name);
+  // vLLM's *_info convention (cache_config_info): the facts are labels, the value is 1.
+  out.family("model_info", "gauge", "How the served model's weights and KV cache are stored.");
+  out.sample("model_info",
+             "quantization=\"" + escape_label(quantization_) + "\",kv_cache_dtype=\"" +
+                 escape_label(kv_cache_dtype_) + "\"",
+             "1");
   out.gauge("num_requests_running", "Requests in the running batch.", stats.num_running);
   out.gauge("num_requests_waiting", "Requests waiting to be scheduled.", stats.num_waiting);
   out.gauge("kv_cache_usage_perc", "Fraction of KV cache blocks in use (0 to 1).", stats.kv_usage);

@@ -23,6 +23,8 @@ class server_metrics {
   void observe_e2e_latency(double seconds);
   void observe_queue_time(double seconds);  // request_final::queue_time_s
   void count_http_response(unsigned status);
+  // How the served model is stored, rendered as the labels of model_info (set once at start).
+  void set_model_info(std::string quantization, std::string kv_cache_dtype);
 
   // The metric families listed in docs/metrics.md, each with # HELP and # TYPE, labelled
   // model_name="<served name>"; passes `promtool check metrics`.
@@ -37,6 +39,8 @@ class server_metrics {
   std::uint64_t num_responses_2xx_ = 0;
   std::uint64_t num_responses_4xx_ = 0;
   std::uint64_t num_responses_5xx_ = 0;
+  std::string quantization_ = "none";
+  std::string kv_cache_dtype_ = "auto";
 };
 
 }  // namespace pagedserve::net

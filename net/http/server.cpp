@@ -162,6 +162,7 @@ result<std::unique_ptr<server>> server::start(server_config config, io_hooks hoo
   if (!eng) return eng.err();
   p->eng = std::move(eng.value());
   const engine_model_info& info = p->eng->model();
+  p->metrics.set_model_info(info.quantization, info.kv_cache_dtype);
   if (info.tok) {
     auto chat = chat_template::for_tokenizer(*info.tok);
     if (chat) {

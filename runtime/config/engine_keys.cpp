@@ -30,6 +30,12 @@ std::vector<engine_key> model_keys() {
           "model_config",
           "a config.json to run with random weights (benchmarks); exclusive with model",
           PAGEDSERVE_FIELD(model_config_file)),
+      choice_key<engine_config>(
+          "quantization",
+          "auto (as the checkpoint's quantization_config says) | awq | gptq | fp8 | "
+          "compressed-tensors: must match the checkpoint, except fp8 on a 16/32-bit "
+          "checkpoint, which quantizes the linear weights at load (per-channel)",
+          PAGEDSERVE_FIELD(quantization), {"auto", "awq", "gptq", "fp8", "compressed-tensors"}),
       choice_key<engine_config>("backend", "cpu | cuda", PAGEDSERVE_FIELD(backend),
                                 {"cpu", "cuda"}),
       choice_key<engine_config>(
@@ -55,6 +61,12 @@ std::vector<engine_key> cache_keys() {
                                                  PAGEDSERVE_FIELD(sched.max_model_len), 1),
       unsigned_key<engine_config, std::uint32_t>("block_size", "tokens per KV cache block",
                                                  PAGEDSERVE_FIELD(sched.block_size), 1),
+      choice_key<engine_config>(
+          "kv_cache_dtype",
+          "auto (the compute type) | fp8_e4m3 (alias fp8): the KV cache in e4m3 with the "
+          "checkpoint's per-layer k/v scales (1.0 where it has none); half the bytes of bf16, "
+          "a quarter of fp32 (cpu backend only so far)",
+          PAGEDSERVE_FIELD(kv_cache_dtype), {"auto", "fp8", "fp8_e4m3"}),
       unsigned_key<engine_config, std::uint32_t>(
           "num_blocks",
           "KV cache blocks; 0: on cpu enough for max_num_seqs "

@@ -24,6 +24,23 @@ status validate_model(const engine_config& config) {
       config.model_config_file.empty()) {
     return invalid("load_format 'dummy' needs model_dir or model_config_file (both are empty)");
   }
+  if (config.quantization != "auto" && config.quantization != "awq" &&
+      config.quantization != "gptq" && config.quantization != "fp8" &&
+      config.quantization != "compressed-tensors") {
+    return invalid("quantization must be auto, awq, gptq, fp8 or compressed-tensors, got " +
+                   quoted(config.quantization));
+  }
+  if (config.kv_cache_dtype != "auto" && config.kv_cache_dtype != "fp8" &&
+      config.kv_cache_dtype != "fp8_e4m3") {
+    return invalid("kv_cache_dtype must be auto, fp8 or fp8_e4m3, got " +
+                   quoted(config.kv_cache_dtype));
+  }
+  if (config.kv_cache_dtype != "auto" && config.backend == "cuda") {
+    return status(make_error(error_code::unsupported,
+                             "kv_cache_dtype " + config.kv_cache_dtype +
+                                 " runs on the cpu backend only so far (the CUDA kernels for an "
+                                 "fp8 KV cache are not written yet)"));
+  }
   if (config.backend != "cpu" && config.backend != "cuda") {
     return invalid("backend must be cpu or cuda, got " + quoted(config.backend));
   }

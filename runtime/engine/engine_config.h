@@ -23,6 +23,14 @@ struct engine_config {
   std::string backend = "cpu";       // cpu | cuda
   std::string dtype = "auto";        // auto | float32 | bfloat16 | float16 (CUDA; CPU: float32)
   std::uint64_t weights_seed = 0;    // dummy/demo weights
+  // auto: as the checkpoint's quantization_config says (none for a 16/32-bit checkpoint);
+  // awq | gptq | fp8 | compressed-tensors: must match it, except fp8 on a 16/32-bit
+  // checkpoint, which quantizes the linear weights at load (per-channel, as
+  // `vllm serve --quantization fp8`).
+  std::string quantization = "auto";
+  // auto: the KV cache in the compute type; fp8_e4m3 (or fp8): e4m3 codes with per-layer
+  // scales from the checkpoint (1.0 where it has none), as vLLM's --kv-cache-dtype.
+  std::string kv_cache_dtype = "auto";
 
   // KV pool: num_blocks blocks of sched.block_size tokens. 0: sized at start-up by the
   // engine_plan (engine_plan.h): on the CPU for max_num_seqs sequences of max_model_len

@@ -42,6 +42,7 @@ status size_from_device_memory(const engine_config& config, forward::model_forwa
   request.max_num_batched_tokens = config.sched.max_num_batched_tokens;
   request.max_num_seqs = config.sched.max_num_seqs;
   request.max_model_len = config.sched.max_model_len;
+  request.cache_dtype = plan.kv_cache_dtype;
   auto pool = forward::plan_kv_pool(fwd, request);
   if (!pool) return pool.err();
   plan.sizing = pool_sizing::device_memory;
@@ -94,9 +95,12 @@ result<engine_plan> plan_engine(const engine_config& config, forward::model_forw
   engine_plan plan;
   plan.compute_type = backend.compute_type();
   plan.sched = config.sched;
-  plan.bytes_per_block =
-      forward::kv_cache_layout::for_model(forward.config(), 1, config.sched.block_size)
-          .bytes_per_block(plan.compute_type);
+  plan.weight_bytes = forward.weights().num_bytes();
+  plan.kv_cache_dtype = *forward::parse_kv_cache_dtype(config.kv_cache_dtype);
+  plan.bytes_per_block = forward::kv_cache_layout::for_model(forward.config(), 1,
+                                                             config.sched.block_size,
+                                                             plan.kv_cache_dtype)
+                             .bytes_per_block(plan.compute_type);
   if (config.sched.num_blocks > 0) {
     plan.sizing = pool_sizing::configured;
   } else if (backend.memory()) {
@@ -127,7 +131,7 @@ std::vector<std::string> describe_plan(const engine_config& config, const engine
   lines.push_back(
       "KV cache: " + std::to_string(plan.sched.num_blocks) + " blocks of " +
       std::to_string(plan.sched.block_size) + " tokens, " + std::to_string(plan.bytes_per_block) +
-      " bytes each (" + format("%.2f", static_cast<double>(plan.kv_bytes) / gib) +
+      " bytes each in " + std::string(forward::to_string(plan.kv_cache_dtype)) + " (" + format("%.2f", static_cast<double>(plan.kv_bytes) / gib) +
       " GiB in all); maximum concurrency for " + std::to_string(plan.sched.max_model_len) +
       " tokens per request: " + format("%.2fx", plan.max_concurrency()));
   const bool none_captured =

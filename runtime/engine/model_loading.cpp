@@ -9,6 +9,10 @@
 
 #include "runtime/engine/built_in_model.h"
 #include "runtime/model/demo_model.h"
+#include "runtime/quant/online_fp8.h"
+#include "runtime/quant/quant_description.h"
+#include "runtime/quant/quant_spec.h"
+#include "runtime/quant/quantized_checkpoint.h"
 #include "runtime/tokenizer/demo_tokenizer.h"
 
 namespace pagedserve {
@@ -44,6 +48,28 @@ std::vector<token_id> merged_eos(const model_config& model, const tokenizer* tok
   return ids;
 }
 
+// vLLM's rule: an explicit method must be the checkpoint's own; fp8 may also quantize a
+// 16/32-bit checkpoint at load.
+status check_requested_quantization(const engine_config& config,
+                                    const std::optional<quant::quant_spec>& spec,
+                                    const std::filesystem::path& folder) {
+  const std::string& wanted = config.quantization;
+  if (wanted == "auto") return status::success();
+  if (spec) {
+    const std::string_view stored = quant::to_string(spec->method);
+    if (stored == wanted) return status::success();
+    return make_error(error_code::invalid_argument,
+                      "quantization " + wanted + " was asked for, but " + spec->source +
+                          " says quant_method " + std::string(stored) +
+                          " (use auto, or the checkpoint's own method)");
+  }
+  if (wanted == "fp8") return status::success();
+  return make_error(error_code::invalid_argument,
+                    "quantization " + wanted + " needs a checkpoint quantized with it, but " +
+                        folder.string() + " has no quantization_config (only fp8 can quantize "
+                        "a 16/32-bit checkpoint at load)");
+}
+
 }  // namespace
 
 result<model_config> load_engine_model_config(const engine_config& config) {
@@ -55,21 +81,38 @@ result<model_config> load_engine_model_config(const engine_config& config) {
 }
 
 result<std::shared_ptr<const checkpoint>> load_engine_weights(const engine_config& config,
-                                                              const model_config& model) {
+                                                              const model_config& model,
+                                                              std::string* quantization_out) {
   auto folder = resolved_model_dir(config);
   if (!folder) return folder.err();
   if (folder->empty() || config.load_format == "dummy") {
+    if (config.quantization != "auto") {
+      return make_error(error_code::invalid_argument,
+                        "quantization " + config.quantization +
+                            " needs a checkpoint folder (not dummy or built-in random weights)");
+    }
     return std::make_shared<const checkpoint>(make_dummy_checkpoint(model, config.weights_seed));
   }
-  auto weights = load_safetensors_checkpoint(*folder, model);
+  auto spec = quant::load_quant_spec(*folder);
+  if (!spec) return spec.err();
+  if (status ok = check_requested_quantization(config, *spec, *folder); !ok) return ok.err();
+  auto weights = *spec ? quant::load_quantized_checkpoint(*folder, model, **spec)
+                       : load_safetensors_checkpoint(*folder, model);
   if (!weights) return weights.err();
+  std::string description = *spec ? quant::describe(**spec) : "none";
+  if (!*spec && config.quantization == "fp8") {
+    quant::quantize_linears_fp8(model, *weights);
+    description = "fp8 (quantized at load: per-channel weights)";
+  }
+  if (quantization_out != nullptr) *quantization_out = description;
   return std::make_shared<const checkpoint>(std::move(*weights));
 }
 
 result<loaded_model> load_engine_model(const engine_config& config) {
   auto model = load_engine_model_config(config);
   if (!model) return model.err();
-  auto weights = load_engine_weights(config, *model);
+  std::string quantization;
+  auto weights = load_engine_weights(config, *model, &quantization);
   if (!weights) return weights.err();
   auto tok = load_tokenizer(config);
   if (!tok) return tok.err();
@@ -78,6 +121,7 @@ result<loaded_model> load_engine_model(const engine_config& config) {
   out.config = std::move(*model);
   out.weights = std::move(*weights);
   out.tok = std::move(*tok);
+  out.quantization = std::move(quantization);
   return out;
 }
 

@@ -24,13 +24,19 @@ struct loaded_model {
   std::shared_ptr<const checkpoint> weights;
   std::shared_ptr<const tokenizer> tok;  // null when there is none
   std::vector<token_id> eos_token_ids;   // model + generation config + tokenizer, no repeats
+  // How the linear weights are stored: "none", the checkpoint's method ("awq", "gptq",
+  // "fp8", "compressed-tensors") with its details, or "fp8 (quantized at load)".
+  std::string quantization = "none";
 };
 
 // All of it: config, weights (checked against the config), tokenizer, EOS ids.
 [[nodiscard]] result<loaded_model> load_engine_model(const engine_config& config);
 // The steps, for callers that need the config before (or without) the weights.
 [[nodiscard]] result<model_config> load_engine_model_config(const engine_config& config);
+// The weights as `config.quantization` asks: quantized layers as the checkpoint stores them
+// (or fp8 made at load); `quantization_out`, when set, receives the description above.
 [[nodiscard]] result<std::shared_ptr<const checkpoint>> load_engine_weights(
-    const engine_config& config, const model_config& model);
+    const engine_config& config, const model_config& model,
+    std::string* quantization_out = nullptr);
 
 }  // namespace pagedserve

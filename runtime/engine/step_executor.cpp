@@ -33,7 +33,7 @@ std::unique_ptr<step_executor> step_executor::create(step_executor_parts parts) 
   kernels::backend& backend = *parts.backend;
   auto cache = std::make_unique<forward::paged_kv_cache>(
       backend, forward::kv_cache_layout::for_model(parts.forward->config(), plan.sched.num_blocks,
-                                                   plan.sched.block_size));
+                                                   plan.sched.block_size, plan.kv_cache_dtype));
   std::unique_ptr<device_sampler> sampler;
   if (plan.samples_on_device) {
     sampler = std::make_unique<device_sampler>(backend, plan.sched.max_num_seqs);

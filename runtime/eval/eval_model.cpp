@@ -27,6 +27,7 @@ std::optional<std::int64_t> model_position_bound(const model_config& model) {
 }  // namespace
 
 result<eval_model> load_eval_model(const engine_config& config) {
+  if (status ok = validate(config); !ok) return ok.err();
   auto loaded = load_engine_model(config);
   if (!loaded) return loaded.err();
   auto backend = kernels::make_backend(config.backend, plan_compute_type(config, loaded->config));

@@ -55,7 +55,7 @@ eval_summary run_eval(forward::model_forward& model, forward::model_forward* ref
                       const eval_run_options& options) {
   check_vocabularies(model, reference);
   const std::int64_t max_tokens = longest(lines);
-  sequence_prefill model_prefill(model, max_tokens, options.block_size);
+  sequence_prefill model_prefill(model, max_tokens, options.block_size, options.kv_cache_dtype);
   std::optional<sequence_prefill> reference_prefill;
   if (reference != nullptr) reference_prefill.emplace(*reference, max_tokens, options.block_size);
 

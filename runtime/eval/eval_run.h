@@ -22,6 +22,8 @@ struct eval_run_options {
   std::int64_t block_size = 16;    // KV cache block size
   std::int64_t chunk_size = 8192;  // most tokens of one forward (max_num_batched_tokens)
   // (lowered for a large vocabulary: chunk_tokens)
+  // The model's KV cache (the reference's is always auto: fp8 KV is compared against it).
+  forward::kv_cache_dtype kv_cache_dtype = forward::kv_cache_dtype::auto_;
 };
 
 // The tokens of one forward: chunk_size, lowered so that their f32 logits fit in

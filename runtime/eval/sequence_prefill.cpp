@@ -13,11 +13,12 @@ std::int64_t blocks_for(std::int64_t num_tokens, std::int64_t block_size) {
 }  // namespace
 
 sequence_prefill::sequence_prefill(forward::model_forward& model, std::int64_t max_tokens,
-                                   std::int64_t block_size)
+                                   std::int64_t block_size, forward::kv_cache_dtype cache_dtype)
     : model_(model),
       max_tokens_(max_tokens),
-      cache_(model.backend(), forward::kv_cache_layout::for_model(
-                                  model.config(), blocks_for(max_tokens, block_size), block_size)) {
+      cache_(model.backend(),
+             forward::kv_cache_layout::for_model(model.config(), blocks_for(max_tokens, block_size),
+                                                 block_size, cache_dtype)) {
   for (std::int64_t b = 0; b < blocks_for(max_tokens, block_size); ++b) {
     block_table_.emplace_back(static_cast<std::uint32_t>(b));
   }

@@ -18,7 +18,8 @@ namespace pagedserve::eval {
 
 class sequence_prefill {
  public:
-  sequence_prefill(forward::model_forward& model, std::int64_t max_tokens, std::int64_t block_size);
+  sequence_prefill(forward::model_forward& model, std::int64_t max_tokens, std::int64_t block_size,
+                   forward::kv_cache_dtype cache_dtype = forward::kv_cache_dtype::auto_);
 
   // The forward of tokens[start, start + count), tokens[0, start) being in the cache already.
   // all_logits holds `count` rows, one per new token. Requires start + count <= max_tokens.

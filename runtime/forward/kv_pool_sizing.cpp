@@ -80,7 +80,7 @@ result<kv_pool_plan> plan_kv_pool(model_forward& forward, const kv_pool_request&
   }
   const std::int64_t width = (request.max_model_len + request.block_size - 1) / request.block_size;
   const std::int64_t bytes_per_block =
-      kv_cache_layout::for_model(forward.config(), 1, request.block_size)
+      kv_cache_layout::for_model(forward.config(), 1, request.block_size, request.cache_dtype)
           .bytes_per_block(backend.compute_type());
   // Hopeless before profiling: one longest sequence alone would overflow the budget.
   {
@@ -103,7 +103,8 @@ result<kv_pool_plan> plan_kv_pool(model_forward& forward, const kv_pool_request&
   const profile_step step = make_profile_step(request);
   {
     auto scratch = std::make_unique<paged_kv_cache>(
-        backend, kv_cache_layout::for_model(forward.config(), step.num_blocks, request.block_size));
+        backend, kv_cache_layout::for_model(forward.config(), step.num_blocks, request.block_size,
+                                           request.cache_dtype));
     (void)forward.run(step.batch(), *scratch);
   }
   const kernels::memory_figures memory = *backend.memory();

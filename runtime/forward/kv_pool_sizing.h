@@ -25,6 +25,7 @@ struct kv_pool_request {
   std::int64_t max_num_batched_tokens = 2048;  // the profiling step's tokens
   std::int64_t max_num_seqs = 256;             // ... spread over this many sequences
   std::int64_t max_model_len = 4096;           // at least one sequence this long must fit
+  kv_cache_dtype cache_dtype = kv_cache_dtype::auto_;
 };
 
 struct kv_pool_plan {

@@ -124,7 +124,7 @@ forward_output model_forward::run(const forward_batch& batch, paged_kv_cache& ca
     }
     const step_views v = workspace_.views({num_tokens, 0, 0});
     every = backend_.allocate(dtype::f32, {num_tokens, config_.vocab_size});
-    backend_.linear({every.view(), v.normed, weights_.lm_head.view(), {}});
+    backend_.linear(weights_.lm_head.params(every.view(), v.normed, {}));
     out.all_logits.resize(static_cast<std::size_t>(every.view().numel()));
     backend_.copy_to_host_async(out.all_logits.data(), every.view());
   }
@@ -143,7 +143,7 @@ void model_forward::enqueue_packed(const step_shape& shape, const attention_boun
     mlp_block(s, layer);
   }
   backend_.gather_rows({s.last_hidden, s.normed, s.last_rows});
-  backend_.linear({s.logits, s.last_hidden, weights_.lm_head.view(), {}});
+  backend_.linear(weights_.lm_head.params(s.logits, s.last_hidden, {}));
   last_logits_ = s.logits;
 }
 
@@ -152,9 +152,9 @@ void model_forward::attention_block(const step_views& s, const attention_bounds&
   const layer_weights& w = weights_.layers[static_cast<std::size_t>(layer)];
   const auto eps = static_cast<float>(config_.rms_norm_eps);
   const std::int64_t n = s.hidden.dim(0);
-  backend_.linear({s.q, s.normed, w.q_proj.view(), w.q_bias.view()});
-  backend_.linear({s.k, s.normed, w.k_proj.view(), w.k_bias.view()});
-  backend_.linear({s.v, s.normed, w.v_proj.view(), w.v_bias.view()});
+  backend_.linear(w.q_proj.params(s.q, s.normed, w.q_bias.view()));
+  backend_.linear(w.k_proj.params(s.k, s.normed, w.k_bias.view()));
+  backend_.linear(w.v_proj.params(s.v, s.normed, w.v_bias.view()));
   if (config_.qk_norm) {
     // Per-head norm: the rows of [n * heads, head_dim]; HF applies it before rope.
     const tensor q_rows = s.q.reshape({n * config_.num_heads, config_.head_dim});
@@ -164,7 +164,10 @@ void model_forward::attention_block(const step_views& s, const attention_bounds&
   }
   backend_.rope({s.q, s.positions, weights_.rope_inv_freq.view()});
   backend_.rope({s.k, s.positions, weights_.rope_inv_freq.view()});
-  backend_.kv_write({cache.keys(layer), cache.values(layer), s.k, s.v, s.slot_mapping});
+  const float k_scale = weights_.k_scales[static_cast<std::size_t>(layer)];
+  const float v_scale = weights_.v_scales[static_cast<std::size_t>(layer)];
+  backend_.kv_write(
+      {cache.keys(layer), cache.values(layer), s.k, s.v, s.slot_mapping, k_scale, v_scale});
   kernels::paged_attention_params attention;
   attention.out = s.attn;
   attention.query = s.q;
@@ -176,19 +179,21 @@ void model_forward::attention_block(const step_views& s, const attention_bounds&
   attention.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(config_.head_dim)));
   attention.max_context_len = bounds.max_context_len;
   attention.max_query_len = bounds.max_query_len;
+  attention.key_scale = k_scale;
+  attention.value_scale = v_scale;
   backend_.paged_attention(attention);
   const tensor attn_rows = s.attn.reshape({n, config_.q_size()});
-  backend_.linear({s.proj, attn_rows, w.o_proj.view(), w.o_bias.view()});
+  backend_.linear(w.o_proj.params(s.proj, attn_rows, w.o_bias.view()));
   backend_.add_rms_norm({s.hidden, s.proj, s.normed, w.post_attention_norm.view(), eps});
 }
 
 void model_forward::mlp_block(const step_views& s, std::int64_t layer) {
   const layer_weights& w = weights_.layers[static_cast<std::size_t>(layer)];
   const auto eps = static_cast<float>(config_.rms_norm_eps);
-  backend_.linear({s.gate, s.normed, w.gate_proj.view(), w.gate_bias.view()});
-  backend_.linear({s.up, s.normed, w.up_proj.view(), w.up_bias.view()});
+  backend_.linear(w.gate_proj.params(s.gate, s.normed, w.gate_bias.view()));
+  backend_.linear(w.up_proj.params(s.up, s.normed, w.up_bias.view()));
   backend_.silu_mul({s.gate, s.gate, s.up});
-  backend_.linear({s.proj, s.gate, w.down_proj.view(), w.down_bias.view()});
+  backend_.linear(w.down_proj.params(s.proj, s.gate, w.down_bias.view()));
   const bool last = layer + 1 == config_.num_layers;
   const tensor next_norm =
       last ? weights_.final_norm.view()

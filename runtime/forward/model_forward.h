@@ -58,6 +58,7 @@ class model_forward {
   ~model_forward();
 
   [[nodiscard]] const model_config& config() const { return config_; }
+  [[nodiscard]] const model_weights& weights() const { return weights_; }
   [[nodiscard]] kernels::backend& backend() const { return backend_; }
   [[nodiscard]] forward_workspace& workspace() { return workspace_; }
 

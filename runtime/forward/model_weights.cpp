@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runtime/forward/rope_frequencies.h"
+#include "runtime/quant/quantized_linear.h"
 #include "runtime/model/safetensors_file.h"
 #include "runtime/model/weight_names.h"
 
@@ -55,6 +56,25 @@ class uploader {
     return b;
   }
 
+  // A linear layer's weight: its quantized form where the checkpoint has one (kept as it is
+  // where the backend computes with it, dequantized to the compute type where not), else
+  // the dense tensor.
+  linear_weight take_linear(const std::string& name, std::int64_t rows, std::int64_t cols) {
+    const quant::quantized_linear* q = weights_.find_quantized(name);
+    if (q == nullptr || error_) return linear_weight{take(name, rows, cols), {}, {}};
+    if (q->out_features != rows || q->in_features != cols) {
+      fail(error_code::invalid_argument, "quantized layer " + name + " is [" +
+                                             std::to_string(q->out_features) + ", " +
+                                             std::to_string(q->in_features) + "], expected [" +
+                                             std::to_string(rows) + ", " + std::to_string(cols) + "]");
+      return {};
+    }
+    if (backend_.computes_with(q->format)) return upload_quantized(backend_, *q);
+    buffer b = backend_.allocate(backend_.compute_type(), {rows, cols});
+    backend_.upload_f32(b.view(), quant::dequantize(*q));
+    return linear_weight{b, {}, {}};
+  }
+
   buffer take_if(bool present, const std::string& name, std::int64_t rows, std::int64_t cols = 0) {
     return present ? take(name, rows, cols) : buffer{};
   }
@@ -78,27 +98,48 @@ layer_weights take_layer(uploader& up, const model_config& c, std::int64_t layer
   const std::int64_t hidden = c.hidden_size;
   layer_weights w;
   w.input_norm = up.take(name("input_layernorm.weight"), hidden);
-  w.q_proj = up.take(name("self_attn.q_proj.weight"), c.q_size(), hidden);
-  w.k_proj = up.take(name("self_attn.k_proj.weight"), c.kv_size(), hidden);
-  w.v_proj = up.take(name("self_attn.v_proj.weight"), c.kv_size(), hidden);
+  w.q_proj = up.take_linear(name("self_attn.q_proj.weight"), c.q_size(), hidden);
+  w.k_proj = up.take_linear(name("self_attn.k_proj.weight"), c.kv_size(), hidden);
+  w.v_proj = up.take_linear(name("self_attn.v_proj.weight"), c.kv_size(), hidden);
   w.q_bias = up.take_if(c.qkv_bias, name("self_attn.q_proj.bias"), c.q_size());
   w.k_bias = up.take_if(c.qkv_bias, name("self_attn.k_proj.bias"), c.kv_size());
   w.v_bias = up.take_if(c.qkv_bias, name("self_attn.v_proj.bias"), c.kv_size());
   w.q_norm = up.take_if(c.qk_norm, name("self_attn.q_norm.weight"), c.head_dim);
   w.k_norm = up.take_if(c.qk_norm, name("self_attn.k_norm.weight"), c.head_dim);
-  w.o_proj = up.take(name("self_attn.o_proj.weight"), hidden, c.q_size());
+  w.o_proj = up.take_linear(name("self_attn.o_proj.weight"), hidden, c.q_size());
   w.o_bias = up.take_if(c.o_proj_bias, name("self_attn.o_proj.bias"), hidden);
   w.post_attention_norm = up.take(name("post_attention_layernorm.weight"), hidden);
-  w.gate_proj = up.take(name("mlp.gate_proj.weight"), c.intermediate_size, hidden);
-  w.up_proj = up.take(name("mlp.up_proj.weight"), c.intermediate_size, hidden);
-  w.down_proj = up.take(name("mlp.down_proj.weight"), hidden, c.intermediate_size);
+  w.gate_proj = up.take_linear(name("mlp.gate_proj.weight"), c.intermediate_size, hidden);
+  w.up_proj = up.take_linear(name("mlp.up_proj.weight"), c.intermediate_size, hidden);
+  w.down_proj = up.take_linear(name("mlp.down_proj.weight"), hidden, c.intermediate_size);
   w.gate_bias = up.take_if(c.mlp_bias, name("mlp.gate_proj.bias"), c.intermediate_size);
   w.up_bias = up.take_if(c.mlp_bias, name("mlp.up_proj.bias"), c.intermediate_size);
   w.down_bias = up.take_if(c.mlp_bias, name("mlp.down_proj.bias"), hidden);
   return w;
 }
 
+std::int64_t bytes_of(const buffer& b) {
+  return b.empty() ? 0 : static_cast<std::int64_t>(b.view().num_bytes());
+}
+
 }  // namespace
+
+std::int64_t model_weights::num_bytes() const {
+  std::int64_t bytes = bytes_of(embed_tokens) + bytes_of(final_norm) + bytes_of(rope_inv_freq);
+  if (lm_head.dense.view().data != embed_tokens.view().data) bytes += lm_head.num_bytes();
+  for (const layer_weights& l : layers) {
+    for (const linear_weight* w :
+         {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj}) {
+      bytes += w->num_bytes();
+    }
+    for (const buffer* b : {&l.input_norm, &l.q_bias, &l.k_bias, &l.v_bias, &l.q_norm, &l.k_norm,
+                            &l.o_bias, &l.post_attention_norm, &l.gate_bias, &l.up_bias,
+                            &l.down_bias}) {
+      bytes += bytes_of(*b);
+    }
+  }
+  return bytes;
+}
 
 result<model_weights> upload_model_weights(kernels::backend& backend, const model_config& config,
                                            const checkpoint& weights) {
@@ -110,10 +151,18 @@ result<model_weights> upload_model_weights(kernels::backend& backend, const mode
   }
   w.final_norm = up.take("model.norm.weight", config.hidden_size);
   w.lm_head = config.tie_word_embeddings
-                  ? w.embed_tokens
-                  : up.take("lm_head.weight", config.vocab_size, config.hidden_size);
+                  ? linear_weight{w.embed_tokens, {}, {}}
+                  : up.take_linear("lm_head.weight", config.vocab_size, config.hidden_size);
   if (up.first_error()) return *up.first_error();
 
+  if (const auto& scales = weights.kv_scales()) {
+    w.k_scales = scales->key;
+    w.v_scales = scales->value;
+    w.has_checkpoint_kv_scales = true;
+  } else {
+    w.k_scales.assign(static_cast<std::size_t>(config.num_layers), 1.0F);
+    w.v_scales.assign(static_cast<std::size_t>(config.num_layers), 1.0F);
+  }
   const std::vector<float> inv_freq = rope_inv_freq(config.rope, config.head_dim, config.dtype);
   w.rope_inv_freq =
       backend.allocate(kernels::dtype::f32, {static_cast<std::int64_t>(inv_freq.size())});

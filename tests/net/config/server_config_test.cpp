@@ -69,6 +69,8 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
   const std::set<std::string> documented = {"model",
                                             "tokenizer",
                                             "load_format",
+                                            "quantization",
+                                            "kv_cache_dtype",
                                             "model_config",
                                             "backend",
                                             "dtype",

@@ -360,6 +360,27 @@ TEST(engine_plan, cpu_pool_defaults_to_max_num_seqs_sequences_capped_at_one_gib)
   EXPECT_EQ(configured->sched.num_blocks, 40U);
 }
 
+// kv_cache_dtype fp8_e4m3: one byte per K/V element, a quarter of the fp32 block, so the same
+// 1 GiB cap plans four times the blocks and four times the concurrency.
+TEST(engine_plan, fp8_kv_cache_quarters_the_fp32_block_and_quadruples_concurrency) {
+  const golden_set g = load_golden("tiny-llama");
+  const std::int64_t fp8_bytes_per_block =
+      2 * g.config.num_layers * block_size * g.config.num_kv_heads * g.config.head_dim * 1;
+  engine_config config;
+  config.sched.block_size = block_size;
+  config.sched.num_blocks = 0;
+  config.sched.max_model_len = 2048;
+  config.sched.max_num_seqs = 1 << 20;
+  const auto fp32 = cpu_plan(g, config);
+  config.kv_cache_dtype = "fp8_e4m3";
+  const auto fp8 = cpu_plan(g, config);
+  ASSERT_TRUE(fp32.ok() && fp8.ok());
+  EXPECT_EQ(fp8->bytes_per_block, fp8_bytes_per_block);
+  EXPECT_EQ(fp32->bytes_per_block, 4 * fp8_bytes_per_block);
+  EXPECT_EQ(std::int64_t{fp8->sched.num_blocks}, (std::int64_t{1} << 30) / fp8_bytes_per_block);
+  EXPECT_NEAR(fp8->max_concurrency(), 4.0 * fp32->max_concurrency(), 1e-3 * fp8->max_concurrency());
+}
+
 TEST(step_executor, weights_of_another_model_are_an_error) {
   const golden_set llama = load_golden("tiny-llama");
   const golden_set qwen = load_golden("tiny-qwen2");
