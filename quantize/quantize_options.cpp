@@ -83,7 +83,8 @@ json::object compressed_tensors_config(const quantize_options& o) {
           {"format", format},
           {"quantization_status", "compressed"},
           {"config_groups", json::object{{"group_0", std::move(group)}}},
-          {"ignore", json::array{"lm_head"}},
+          // llm-compressor applies the "Linear" target to the lm_head unless it is ignored.
+          {"ignore", o.lm_head ? json::array{} : json::array{"lm_head"}},
           {"kv_cache_scheme", nullptr},
           {"sparsity_config", json::object{}},
           {"transform_config", json::object{}},
@@ -130,8 +131,9 @@ status validate(const quantize_options& o) {
   if (o.desc_act && o.method != quantize_method::gptq && o.method != quantize_method::gptq_v2) {
     return invalid(method + ": act-order (desc_act) exists in GPTQ checkpoints only");
   }
-  if (o.lm_head && o.method != quantize_method::gptq && o.method != quantize_method::gptq_v2) {
-    return invalid(method + ": only GPTQ checkpoints quantize the lm_head");
+  if (o.lm_head && o.method != quantize_method::gptq && o.method != quantize_method::gptq_v2 &&
+      !is_compressed_tensors(o.method)) {
+    return invalid(method + ": only GPTQ and compressed-tensors checkpoints quantize the lm_head");
   }
   if (is_compressed_tensors(o.method) && o.weight_strategy == quant::fp8_strategy::block) {
     return invalid(method + ": the weight strategy is tensor or channel");

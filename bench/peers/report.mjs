@@ -4,6 +4,7 @@
 //   report.mjs avg-ts FILE                                         avg_ts of llama-bench -o jsonl's first line
 //   report.mjs engine RESULTS.jsonl ROUNDS OUT_DIR                 medians + ratios -> OUT/table.md, summary.json
 //   report.mjs serving OUT_DIR RATES [PLOT_DIR]                    per-rate tables (+ gnuplot data and script)
+//   report.mjs quantized RESULTS.jsonl ROUNDS OUT_DIR              compare-quantized.sh's table and ratios
 import fs from 'node:fs';
 
 const [cmd, ...args] = process.argv.slice(2);
@@ -101,7 +102,38 @@ function serving([out, rates, plotDir]) {
     ].join('\n'));
 }
 
-const commands = { workload, 'avg-ts': avgTs, engine, serving };
+// Medians per (figure, configuration), then the ratios the quantized kernels are judged by.
+function quantized([results, rounds, out]) {
+    const rows = fs.readFileSync(results, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const figs = [...new Set(rows.map((r) => r.figure))];
+    const configs = [...new Set(rows.map((r) => r.engine))];
+    const med = (f, c) => median(rows.filter((r) => r.figure === f && r.engine === c).map((r) => r.value));
+    let t = `| configuration (tok/s, median of ${rounds} round(s)) | ${figs.join(' | ')} |\n|---|${figs.map(() => '---:').join('|')}|\n`;
+    for (const c of configs) t += `| ${c} | ${figs.map((f) => med(f, c).toFixed(1)).join(' | ')} |\n`;
+    const ratios = [
+        ['ours int4 (GPTQ) / ours fp32', 'pagedserve gptq-int4', 'pagedserve fp32'],
+        ['ours int4 (AWQ, fp32 lm_head) / ours fp32', 'pagedserve awq-int4', 'pagedserve fp32'],
+        ['ours fp8 / ours fp32', 'pagedserve fp8', 'pagedserve fp32'],
+        ['ours int4 (GPTQ) / llama.cpp Q4_0', 'pagedserve gptq-int4', 'llama.cpp q4_0'],
+        ['ours fp8 / llama.cpp Q8_0', 'pagedserve fp8', 'llama.cpp q8_0'],
+        ['ours fp32 / llama.cpp f32', 'pagedserve fp32', 'llama.cpp f32'],
+        ['llama.cpp Q4_0 / llama.cpp f32', 'llama.cpp q4_0', 'llama.cpp f32'],
+        ['llama.cpp Q8_0 / llama.cpp f32', 'llama.cpp q8_0', 'llama.cpp f32'],
+    ];
+    t += `\n| ratio | ${figs.join(' | ')} |\n|---|${figs.map(() => '---:').join('|')}|\n`;
+    const summary = { medians: {}, ratios: {} };
+    for (const c of configs) summary.medians[c] = Object.fromEntries(figs.map((f) => [f, med(f, c)]));
+    for (const [name, a, b] of ratios) {
+        const values = figs.map((f) => med(f, a) / med(f, b));
+        t += `| ${name} | ${values.map(f2).join(' | ')} |\n`;
+        summary.ratios[name] = Object.fromEntries(figs.map((f, i) => [f, values[i]]));
+    }
+    fs.writeFileSync(`${out}/table.md`, t);
+    fs.writeFileSync(`${out}/summary.json`, JSON.stringify(summary, null, 1) + '\n');
+    console.log(t);
+}
+
+const commands = { workload, 'avg-ts': avgTs, engine, serving, quantized };
 if (!commands[cmd]) {
     console.error('usage: report.mjs workload|avg-ts|engine|serving ARGS... (see the comment at the top)');
     process.exit(2);

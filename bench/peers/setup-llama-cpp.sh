@@ -38,7 +38,7 @@ NLC_VERSION=3.22.1
 NPM_DIR="$OUT/npm"
 SRC="$OUT/llama.cpp"
 BUILD="$SRC/build"
-BINS=(llama-bench llama-batched-bench llama-server)
+BINS=(llama-bench llama-batched-bench llama-server llama-quantize)
 
 # 1. npm
 PKG="$NPM_DIR/node_modules/node-llama-cpp"

@@ -10,7 +10,6 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
-#include <regex>
 #include <system_error>
 
 #include "runtime/quant/quant_spec_parse.h"
@@ -163,11 +162,15 @@ bool is_lm_head(std::string_view module) {
   return module == "lm_head" || module.ends_with(".lm_head");
 }
 
-// Python's re.match: anchored at the start of the name only ("re:.*mlp.gate$").
+// Python's re.match: anchored at the start of the name only ("re:.*mlp.gate$"). PCRE2
+// reads Python's syntax ((?i), lookarounds); a pattern that does not compile was refused
+// when the config was read.
 bool matches_from_start(const std::string& pattern, std::string_view module) {
-  const std::regex regex(pattern, std::regex::ECMAScript);
-  return std::regex_search(module.begin(), module.end(), regex,
-                           std::regex_constants::match_continuous);
+  auto compiled = regex::compile(spec_parse::anchored_at_start(pattern));
+  if (!compiled) return false;
+  bool found = false;
+  (*compiled)->for_each_match(module, [&](std::size_t, std::size_t) { found = true; });
+  return found;
 }
 
 template <class T>
@@ -196,8 +199,10 @@ boost::json::object with_legacy_method(boost::json::object object) {
 bool quant_spec::quantizes(std::string_view module) const {
   if (method == quant_method::none) return false;
   if (module.find("embed_tokens") != std::string_view::npos) return false;
-  // vLLM's ParallelLMHead takes no quant method but GPTQ's (lm_head: true).
-  if (is_lm_head(module)) return lm_head_quantized;
+  // GPTQ says so with lm_head: true. compressed-tensors applies its "Linear" target to the
+  // lm_head unless `ignore` names it (llm-compressor writes it there by default); the other
+  // methods never quantize it (vLLM's ParallelLMHead takes no quant method but these two).
+  if (is_lm_head(module) && method != quant_method::compressed_tensors) return lm_head_quantized;
   if (std::find(ignored_modules.begin(), ignored_modules.end(), module) != ignored_modules.end()) {
     return false;
   }

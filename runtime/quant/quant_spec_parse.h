@@ -14,12 +14,19 @@
 
 #include "runtime/model/json_fields.h"
 #include "runtime/quant/quant_spec.h"
+#include "runtime/tokenizer/regex.h"
 
 namespace pagedserve::quant::spec_parse {
 
 using pagedserve::detail::json_fields;
 
 [[nodiscard]] std::string lower(std::string_view text);
+
+// An "re:" pattern of compressed-tensors as PCRE2 compiles it for Python's re.match:
+// anchored at the start of the text, not at its end.
+[[nodiscard]] inline std::string anchored_at_start(std::string_view pattern) {
+  return "\\A(?:" + std::string(pattern) + ")";
+}
 
 // A value as a message shows it: 'text' for strings, JSON otherwise, cut at 80 characters.
 [[nodiscard]] std::string describe(const boost::json::value& value);

@@ -1,5 +1,5 @@
-// A tiny fp32 Llama with an untied lm_head, written by the tests: GPTQ --lm-head quantizes it,
-// every other method copies it, and a compressed-tensors scale follows the fp32 weights.
+// A tiny fp32 Llama with an untied lm_head, written by the tests: GPTQ and compressed-tensors
+// --lm-head quantize it, every other method copies it, and a compressed-tensors scale follows the fp32 weights.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -69,6 +69,21 @@ TEST_F(untied_model, OtherwiseTheLmHeadIsCopied) {
   expect_tensor(file, "lm_head.weight", "F32", {64, 32});
   // The scale has the weights' dtype: fp32 here.
   expect_tensor(file, "model.layers.0.mlp.down_proj.weight_scale", "F32", {32, 1});
+}
+
+// llm-compressor quantizes the lm_head too unless `ignore` names it: --lm-head leaves it out
+// of `ignore`, and the loader then expects it in fp8.
+TEST_F(untied_model, CompressedTensorsWithLmHeadQuantizesItAndIgnoresNothing) {
+  quantize_options options;
+  options.method = quantize_method::fp8_dynamic;
+  options.lm_head = true;
+  auto summary = quantize_folder(source(), out(), options);
+  ASSERT_TRUE(summary.ok()) << summary.err().message;
+  EXPECT_EQ(summary->num_quantized, 8);
+  const safetensors_file file = open_model(out());
+  expect_tensor(file, "lm_head.weight", "F8_E4M3", {64, 32});
+  expect_tensor(file, "lm_head.weight_scale", "F32", {64, 1});
+  EXPECT_EQ(read_config(out())["quantization_config"].at("ignore"), boost::json::array{});
 }
 
 }  // namespace

@@ -250,6 +250,9 @@ TEST(quant_spec, LlmCompressorFp8Dynamic) {
   EXPECT_TRUE(spec.quantizes("model.layers.0.mlp.gate_proj"));
   EXPECT_FALSE(spec.quantizes("model.layers.0.mlp.gate"));  // a MoE router
   EXPECT_FALSE(spec.quantizes("lm_head"));
+  // Not ignored, the lm_head falls under the "Linear" target like any other linear.
+  const quant_spec all = parse_ok(with(llm_compressor_fp8_dynamic, "/ignore", "[]"));
+  EXPECT_TRUE(all.quantizes("lm_head"));
 }
 
 TEST(quant_spec, LlmCompressorPresets) {
@@ -338,7 +341,7 @@ TEST(quant_spec, CompressedTensorsRefusals) {
         R"({"num_bits": 8, "type": "float", "strategy": "attn_head"})",
         unsupported,
         {"'kv_cache_scheme'", "attn_head"}},
-       {"/ignore", R"(["re:(?i)lm_head"])", invalid, {"'ignore'", "'re:(?i)lm_head'"}},
+       {"/ignore", R"(["re:(lm_head"])", invalid, {"'ignore'", "'re:(lm_head'"}},
        {"/ignore", R"("lm_head")", invalid, {"'ignore'", "'lm_head'"}},
        {"/provider_hint", R"("x")", unsupported, {"'provider_hint'", "'x'"}}});
 }
@@ -366,7 +369,8 @@ TEST(quant_spec, QuantizesFollowsTheIgnoreRules) {
       with(llm_compressor_fp8_dynamic, "/ignore", R"(["re:model.layers.1[.]", "re:mlp"])"));
   EXPECT_FALSE(ct.quantizes("model.layers.1.mlp.down_proj"));
   EXPECT_TRUE(ct.quantizes("model.layers.10.mlp.down_proj"));
-  EXPECT_FALSE(ct.quantizes("lm_head"));  // vLLM never quantizes its ParallelLMHead here
+  EXPECT_TRUE(ct.quantizes("lm_head"));  // not in this ignore list: the "Linear" target covers it
+  EXPECT_TRUE(ct.quantizes("model.layers.1x"));  // "re:model.layers.1[.]" needs the dot
   EXPECT_FALSE(quant_spec{}.quantizes("model.layers.0.self_attn.q_proj"));
 }
 
