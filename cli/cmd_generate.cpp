@@ -99,7 +99,9 @@ generation run_generation(forward::model_forward& fwd, const generate_options& o
   const std::int64_t block_size = opt.engine.sched.block_size;
   const std::int64_t num_blocks = (max_len + block_size - 1) / block_size;
   forward::paged_kv_cache cache(
-      fwd.backend(), forward::kv_cache_layout::for_model(config, num_blocks, block_size));
+      fwd.backend(),
+      forward::kv_cache_layout::for_model(config, num_blocks, block_size,
+                                          *forward::parse_kv_cache_dtype(opt.engine.kv_cache_dtype)));
   std::vector<block_id> table;  // one sequence: blocks 0, 1, 2, ... in order
   for (std::int64_t b = 0; b < num_blocks; ++b) table.emplace_back(static_cast<std::uint32_t>(b));
 
@@ -186,7 +188,7 @@ void add_options(CLI::App& app, generate_options& opt) {
   app.add_option("--top-k", opt.sampling.top_k);
   app.add_option("--seed", opt.seed, "sampling seed");
   app.add_flag("--ignore-eos", opt.ignore_eos, "keep generating past EOS tokens");
-  add_engine_flags(app, opt.engine, {"backend", "dtype", "block_size"});
+  add_engine_flags(app, opt.engine, {"backend", "dtype", "block_size", "kv_cache_dtype"});
   app.add_flag("--json", opt.json, "print one JSON object on stdout");
   app.add_option("--logprobs", opt.logprobs,
                  "with --json: the top-K logprobs of each generated token (log_softmax of the "
@@ -201,6 +203,10 @@ int run_generate(int argc, char** argv) {
   add_options(app, opt);
   CLI11_PARSE(app, argc, argv);
   opt.sampling.seed = opt.seed;
+  if (const status valid = validate(opt.engine); !valid) {
+    spdlog::error("{}", valid.err().message);
+    return 2;
+  }
   if (opt.logprobs && !opt.json) {
     spdlog::error("--logprobs prints its figures in the JSON output: add --json");
     return 2;

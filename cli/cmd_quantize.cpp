@@ -55,6 +55,10 @@ void add_options(CLI::App& app, quantize_flags& f) {
                  "fp8-dynamic, fp8-weight-only: one weight scale per channel or per tensor")
       ->check(CLI::IsMember({"tensor", "channel"}))
       ->default_val("channel");
+  app.add_flag("--dummy-weights", f.options.dummy_weights,
+               "quantize seeded random weights of --model's config.json (benchmarks of a shape "
+               "whose weights are not at hand; the folder needs only config.json)");
+  app.add_option("--seed", f.options.seed, "seed of --dummy-weights");
   app.add_option("--dequantized-out", f.dequantized_out,
                  "also write the fp32 folder of the exact dequantization (the reference a "
                  "loader of --out must reproduce)");
@@ -64,7 +68,8 @@ void add_options(CLI::App& app, quantize_flags& f) {
 std::optional<std::string> flag_not_taken(const CLI::App& app, quantize_method method) {
   std::vector<std::string> not_taken;
   if (!quantize::is_int_method(method)) {
-    not_taken = {"--bits", "--group-size", "--sym", "--asym", "--desc-act", "--lm-head"};
+    not_taken = {"--bits", "--group-size", "--sym", "--asym", "--desc-act"};
+    if (!quantize::is_compressed_tensors(method)) not_taken.push_back("--lm-head");
   } else if (method == quantize_method::awq) {
     not_taken = {"--sym", "--asym", "--desc-act", "--lm-head"};
   }

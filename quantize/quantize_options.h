@@ -32,6 +32,10 @@ struct quantize_options {
   bool lm_head = false;  // gptq, fp8-dynamic, fp8-weight-only: quantize an untied lm_head too
   quant::fp8_strategy weight_strategy = quant::fp8_strategy::channel;  // fp8-dynamic/-weight-only
   std::filesystem::path dequantized_out;  // also write the fp32 dequantized twin here
+  // Benchmarks of a shape without its weights (vLLM's load_format dummy): the source folder
+  // holds only config.json, and seeded random weights are quantized.
+  bool dummy_weights = false;
+  std::uint64_t seed = 0;
 };
 
 // "awq", "gptq", "gptq_v2", "fp8-block", "fp8-dynamic", "fp8-weight-only".

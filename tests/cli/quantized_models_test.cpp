@@ -137,6 +137,23 @@ TEST_F(QuantizedModels, GenerateReportsTopLogprobsThatMatchTheTwin) {
   }
 }
 
+// Benchmarks of a shape without weights: a folder holding only config.json, quantized from
+// seeded random weights, loads and generates.
+TEST_F(QuantizedModels, DummyWeightsOfAShapeAreQuantizedIntoALoadableFolder) {
+  const fs::path shape = dir_.path() / "shape";
+  fs::create_directories(shape);
+  fs::copy_file(demo_model / "config.json", shape / "config.json");
+  const fs::path out = dir_.path() / "shape-gptq";
+  const cli_result made = run_pagedserve("quantize --model " + shape.string() + " --out " +
+                                         out.string() +
+                                         " --method gptq --group-size 64 --dummy-weights 2>&1");
+  ASSERT_EQ(made.exit_status, 0) << made.out;
+  const cli_result r = run_pagedserve("generate --model " + out.string() +
+                                      " --prompt-ids 4091,17 --max-tokens 3 --json");
+  ASSERT_EQ(r.exit_status, 0) << r.out;
+  EXPECT_EQ(json::parse(r.out).at("token_ids").as_array().size(), 3U);
+}
+
 // ---- corrupt and inconsistent folders ----
 
 json::object read_json(const fs::path& path) { return json::parse(read_file(path)).as_object(); }

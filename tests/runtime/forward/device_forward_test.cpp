@@ -20,6 +20,8 @@
 #include "kernels/cuda/device_info.h"
 #include "runtime/forward/decode_graphs.h"
 #include "runtime/forward/kv_pool_sizing.h"
+#include "runtime/model/weight_names.h"
+#include "runtime/quant/rtn_quantize.h"
 #include "tests/runtime/forward/golden_checks.h"
 #include "tests/support/cuda_device.h"
 
@@ -217,6 +219,63 @@ TEST(device_kv_pool, the_cpu_backend_has_no_pool_to_size) {
   const auto plan = plan_kv_pool(*m.forward, kv_pool_request{});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.err().code, error_code::unsupported);
+}
+
+// tiny-qwen2 (q/k/v biases) with every layer's linears quantized by `quantize`.
+template <class Quantize>
+checkpoint quantized_tiny_qwen2(const model_config& config, Quantize quantize) {
+  const auto dir = pagedserve::testing::goldens_dir() / "models" / "tiny-qwen2";
+  auto weights = load_safetensors_checkpoint(dir, config);
+  EXPECT_TRUE(weights.ok());
+  std::vector<float> dense;
+  for (const tensor_spec& spec : expected_tensors(config)) {
+    if (spec.role != tensor_role::linear || spec.name == "lm_head.weight") continue;
+    const host_tensor* t = weights->find(spec.name);
+    dense.resize(static_cast<std::size_t>(t->numel()));
+    convert_to_f32(*t, dense);
+    weights->add_quantized(spec.name, std::make_shared<const quant::quantized_linear>(
+                                          quantize(dense, spec.shape[0], spec.shape[1])));
+  }
+  return std::move(*weights);
+}
+
+// Prompt 0's logits on `backend`.
+std::vector<float> prompt_logits(std::unique_ptr<kernels::backend> backend,
+                                 const model_config& config, const checkpoint& weights) {
+  auto uploaded = upload_model_weights(*backend, config, weights);
+  EXPECT_TRUE(uploaded.ok());
+  model_forward fwd(*backend, config, std::move(*uploaded));
+  const std::vector<token_id> prompt = {1, 17, 230, 41, 5, 99, 310, 7};
+  return run_schedule(fwd, {{prompt, 1 << 20, 0, 1}}, 16)[0].prompt_logits;
+}
+
+// The CUDA backend computes with dense weights only so far: quantized layers are dequantized
+// to its compute type at load, and give the logits the CPU computes with the quantized
+// kernels (both fp32 here; int4 GPTQ act-free and fp8 per-channel).
+TEST(device_quantized, layers_dequantized_at_load_give_the_cpu_quantized_logits) {
+  const auto dir = pagedserve::testing::goldens_dir() / "models" / "tiny-qwen2";
+  auto config = load_model_config(dir);
+  ASSERT_TRUE(config.ok());
+  const checkpoint int4 = quantized_tiny_qwen2(*config, [](auto& w, auto out, auto in) {
+    quant::int_rtn_options o;
+    o.group_size = 32;
+    o.scheme = quant::int_scheme::gptq_symmetric;
+    return quant::quantize_int_rtn(w, out, in, o);
+  });
+  const checkpoint fp8 = quantized_tiny_qwen2(*config, [](auto& w, auto out, auto in) {
+    quant::fp8_rtn_options o;
+    o.strategy = quant::fp8_strategy::channel;
+    return quant::quantize_fp8_rtn(w, out, in, o);
+  });
+  for (const checkpoint* weights : {&int4, &fp8}) {
+    std::string why;
+    auto device = device_backend(kernels::dtype::f32, &why);
+    if (device == nullptr) GTEST_SKIP() << "no CUDA device: " << why;
+    ASSERT_FALSE(device->computes_with(kernels::weight_format::int4));
+    const std::vector<float> on_device = prompt_logits(std::move(device), *config, *weights);
+    const std::vector<float> on_cpu = prompt_logits(kernels::make_cpu_backend(), *config, *weights);
+    EXPECT_LE(max_abs_error(on_device, on_cpu), 1e-3);
+  }
 }
 
 }  // namespace
