@@ -44,8 +44,8 @@ result<spawned_engine> spawn_described_engine(caf::actor_system& system, engine_
   auto started = start_engine(config);
   if (!started) return started.err();
   spdlog::info("weights: {:.2f} MiB on the {} backend; quantization: {}",
-               static_cast<double>(started->plan->weight_bytes) / (1024.0 * 1024.0),
-               config.backend, started->model.quantization);
+               static_cast<double>(started->plan->weight_bytes) / (1024.0 * 1024.0), config.backend,
+               started->model.quantization);
   if (started->plan->kv_cache_dtype != forward::kv_cache_dtype::auto_ &&
       !started->model.weights->kv_scales()) {
     spdlog::warn(

@@ -98,10 +98,10 @@ generation run_generation(forward::model_forward& fwd, const generate_options& o
   const std::int64_t max_len = static_cast<std::int64_t>(opt.prompt_ids.size()) + opt.max_tokens;
   const std::int64_t block_size = opt.engine.sched.block_size;
   const std::int64_t num_blocks = (max_len + block_size - 1) / block_size;
-  forward::paged_kv_cache cache(
-      fwd.backend(),
-      forward::kv_cache_layout::for_model(config, num_blocks, block_size,
-                                          *forward::parse_kv_cache_dtype(opt.engine.kv_cache_dtype)));
+  forward::paged_kv_cache cache(fwd.backend(),
+                                forward::kv_cache_layout::for_model(
+                                    config, num_blocks, block_size,
+                                    *forward::parse_kv_cache_dtype(opt.engine.kv_cache_dtype)));
   std::vector<block_id> table;  // one sequence: blocks 0, 1, 2, ... in order
   for (std::int64_t b = 0; b < num_blocks; ++b) table.emplace_back(static_cast<std::uint32_t>(b));
 
@@ -140,7 +140,8 @@ boost::json::array logprobs_json(const generation& gen) {
   for (std::size_t i = 0; i < gen.logprobs.size(); ++i) {
     const logprobs_result& r = gen.logprobs[i];
     boost::json::array top;
-    for (const token_logprob& t : r.top) top.push_back({{"token_id", t.token}, {"logprob", t.logprob}});
+    for (const token_logprob& t : r.top)
+      top.push_back({{"token_id", t.token}, {"logprob", t.logprob}});
     out.push_back({{"token_id", gen.token_ids[i]},
                    {"logprob", r.chosen_logprob},
                    {"rank", r.chosen_rank},

@@ -50,7 +50,8 @@ void add_options(CLI::App& app, quantize_flags& f) {
   app.add_flag("--desc-act", f.options.desc_act,
                "gptq: act-order with g_idx, inputs ordered by decreasing weight-column norm "
                "(a stand-in for activation order: no calibration data)");
-  app.add_flag("--lm-head", f.options.lm_head, "gptq, fp8-dynamic, fp8-weight-only: quantize an untied lm_head too");
+  app.add_flag("--lm-head", f.options.lm_head,
+               "gptq, fp8-dynamic, fp8-weight-only: quantize an untied lm_head too");
   app.add_option("--weight-strategy", f.weight_strategy,
                  "fp8-dynamic, fp8-weight-only: one weight scale per channel or per tensor")
       ->check(CLI::IsMember({"tensor", "channel"}))

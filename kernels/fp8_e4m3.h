@@ -21,8 +21,8 @@ namespace pagedserve::kernels {
   } else if (exponent == 0) {
     magnitude = std::ldexp(static_cast<float>(mantissa), -9);
   } else {
-    magnitude = std::ldexp(1.0F + static_cast<float>(mantissa) / 8.0F,
-                           static_cast<int>(exponent) - 7);
+    magnitude =
+        std::ldexp(1.0F + static_cast<float>(mantissa) / 8.0F, static_cast<int>(exponent) - 7);
   }
   return negative ? -magnitude : magnitude;
 }

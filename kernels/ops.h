@@ -94,9 +94,9 @@ struct rope_params {
 struct kv_write_params {
   tensor key_cache;
   tensor value_cache;
-  tensor key;           // [n, num_kv_heads, head_dim]
-  tensor value;         // [n, num_kv_heads, head_dim]
-  tensor slot_mapping;  // [n] i32
+  tensor key;                // [n, num_kv_heads, head_dim]
+  tensor value;              // [n, num_kv_heads, head_dim]
+  tensor slot_mapping;       // [n] i32
   float key_scale = 1.0F;    // u8 caches only
   float value_scale = 1.0F;  // u8 caches only
 };
@@ -119,7 +119,7 @@ struct paged_attention_params {
   // Host-side bound on any sequence's new tokens, for launch geometry; 0 = not known. With
   // a bound above 1, 16-bit backends attend prefill sequences on tensor cores.
   std::int32_t max_query_len = 0;
-  float key_scale = 1.0F;    // u8 (fp8 e4m3) caches only, as in kv_write_params
+  float key_scale = 1.0F;  // u8 (fp8 e4m3) caches only, as in kv_write_params
   float value_scale = 1.0F;
 };
 

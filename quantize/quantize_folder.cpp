@@ -148,7 +148,7 @@ result<quantize_summary> quantize_folder(const std::filesystem::path& model_dir,
   if (!raw) return raw.err();
   if (status s = check_source(*config, *raw, o, model_dir); !s) return s.err();
   result<checkpoint> weights = o.dummy_weights ? make_dummy_checkpoint(*config, o.seed)
-                                                : load_safetensors_checkpoint(model_dir, *config);
+                                               : load_safetensors_checkpoint(model_dir, *config);
   if (!weights) return weights.err();
 
   const bool twin = !o.dequantized_out.empty();

@@ -97,9 +97,8 @@ result<engine_plan> plan_engine(const engine_config& config, forward::model_forw
   plan.sched = config.sched;
   plan.weight_bytes = forward.weights().num_bytes();
   plan.kv_cache_dtype = *forward::parse_kv_cache_dtype(config.kv_cache_dtype);
-  plan.bytes_per_block = forward::kv_cache_layout::for_model(forward.config(), 1,
-                                                             config.sched.block_size,
-                                                             plan.kv_cache_dtype)
+  plan.bytes_per_block = forward::kv_cache_layout::for_model(
+                             forward.config(), 1, config.sched.block_size, plan.kv_cache_dtype)
                              .bytes_per_block(plan.compute_type);
   if (config.sched.num_blocks > 0) {
     plan.sizing = pool_sizing::configured;
@@ -131,7 +130,8 @@ std::vector<std::string> describe_plan(const engine_config& config, const engine
   lines.push_back(
       "KV cache: " + std::to_string(plan.sched.num_blocks) + " blocks of " +
       std::to_string(plan.sched.block_size) + " tokens, " + std::to_string(plan.bytes_per_block) +
-      " bytes each in " + std::string(forward::to_string(plan.kv_cache_dtype)) + " (" + format("%.2f", static_cast<double>(plan.kv_bytes) / gib) +
+      " bytes each in " + std::string(forward::to_string(plan.kv_cache_dtype)) + " (" +
+      format("%.2f", static_cast<double>(plan.kv_bytes) / gib) +
       " GiB in all); maximum concurrency for " + std::to_string(plan.sched.max_model_len) +
       " tokens per request: " + format("%.2fx", plan.max_concurrency()));
   const bool none_captured =

@@ -34,8 +34,8 @@ enum class pool_sizing { configured, default_for_host, device_memory };
 
 struct engine_plan {
   kernels::dtype compute_type = kernels::dtype::f32;
-  sched::scheduler_config sched;     // sched.num_blocks: the pool the executor allocates (> 0)
-  std::int64_t weight_bytes = 0;     // the model's weights on the backend
+  sched::scheduler_config sched;  // sched.num_blocks: the pool the executor allocates (> 0)
+  std::int64_t weight_bytes = 0;  // the model's weights on the backend
   forward::kv_cache_dtype kv_cache_dtype = forward::kv_cache_dtype::auto_;
   std::int64_t bytes_per_block = 0;  // K and V of one block, every layer
   std::int64_t kv_bytes = 0;         // the whole pool, padding block included

@@ -66,7 +66,8 @@ status check_requested_quantization(const engine_config& config,
   if (wanted == "fp8") return status::success();
   return make_error(error_code::invalid_argument,
                     "quantization " + wanted + " needs a checkpoint quantized with it, but " +
-                        folder.string() + " has no quantization_config (only fp8 can quantize "
+                        folder.string() +
+                        " has no quantization_config (only fp8 can quantize "
                         "a 16/32-bit checkpoint at load)");
 }
 

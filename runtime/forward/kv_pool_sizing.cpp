@@ -104,7 +104,7 @@ result<kv_pool_plan> plan_kv_pool(model_forward& forward, const kv_pool_request&
   {
     auto scratch = std::make_unique<paged_kv_cache>(
         backend, kv_cache_layout::for_model(forward.config(), step.num_blocks, request.block_size,
-                                           request.cache_dtype));
+                                            request.cache_dtype));
     (void)forward.run(step.batch(), *scratch);
   }
   const kernels::memory_figures memory = *backend.memory();

@@ -16,8 +16,7 @@ struct linear_weight {
   kernels::quantized_weight quantized;   // views into `storage`; format dense when unused
   std::vector<kernels::buffer> storage;  // keeps the quantized views' memory alive
 
-  [[nodiscard]] kernels::linear_params params(const kernels::tensor& out,
-                                              const kernels::tensor& x,
+  [[nodiscard]] kernels::linear_params params(const kernels::tensor& out, const kernels::tensor& x,
                                               const kernels::tensor& bias) const {
     return {out, x, dense.view(), bias, quantized};
   }

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "runtime/forward/rope_frequencies.h"
-#include "runtime/quant/quantized_linear.h"
 #include "runtime/model/safetensors_file.h"
 #include "runtime/model/weight_names.h"
+#include "runtime/quant/quantized_linear.h"
 
 namespace pagedserve::forward {
 namespace {
@@ -63,10 +63,10 @@ class uploader {
     const quant::quantized_linear* q = weights_.find_quantized(name);
     if (q == nullptr || error_) return linear_weight{take(name, rows, cols), {}, {}};
     if (q->out_features != rows || q->in_features != cols) {
-      fail(error_code::invalid_argument, "quantized layer " + name + " is [" +
-                                             std::to_string(q->out_features) + ", " +
-                                             std::to_string(q->in_features) + "], expected [" +
-                                             std::to_string(rows) + ", " + std::to_string(cols) + "]");
+      fail(error_code::invalid_argument,
+           "quantized layer " + name + " is [" + std::to_string(q->out_features) + ", " +
+               std::to_string(q->in_features) + "], expected [" + std::to_string(rows) + ", " +
+               std::to_string(cols) + "]");
       return {};
     }
     if (backend_.computes_with(q->format)) return upload_quantized(backend_, *q);
@@ -132,9 +132,9 @@ std::int64_t model_weights::num_bytes() const {
          {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj}) {
       bytes += w->num_bytes();
     }
-    for (const buffer* b : {&l.input_norm, &l.q_bias, &l.k_bias, &l.v_bias, &l.q_norm, &l.k_norm,
-                            &l.o_bias, &l.post_attention_norm, &l.gate_bias, &l.up_bias,
-                            &l.down_bias}) {
+    for (const buffer* b :
+         {&l.input_norm, &l.q_bias, &l.k_bias, &l.v_bias, &l.q_norm, &l.k_norm, &l.o_bias,
+          &l.post_attention_norm, &l.gate_bias, &l.up_bias, &l.down_bias}) {
       bytes += bytes_of(*b);
     }
   }

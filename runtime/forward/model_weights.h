@@ -31,8 +31,8 @@ struct layer_weights {
 struct model_weights {
   kernels::buffer embed_tokens;  // [vocab, hidden]
   std::vector<layer_weights> layers;
-  kernels::buffer final_norm;     // [hidden]
-  linear_weight lm_head;          // [vocab, hidden]
+  kernels::buffer final_norm;  // [hidden]
+  linear_weight lm_head;       // [vocab, hidden]
 
   // Backend bytes of every weight (a tied lm_head counted once).
   [[nodiscard]] std::int64_t num_bytes() const;

@@ -16,7 +16,7 @@ std::string_view to_string(kv_cache_dtype type) {
 
 kv_cache_layout kv_cache_layout::for_model(const model_config& config, std::int64_t num_blocks,
                                            std::int64_t block_size, kv_cache_dtype cache_dtype) {
-  return {config.num_layers, num_blocks,       block_size,
+  return {config.num_layers,   num_blocks,      block_size,
           config.num_kv_heads, config.head_dim, cache_dtype};
 }
 

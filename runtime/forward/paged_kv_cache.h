@@ -2,7 +2,8 @@
 // paged_kv_cache: the KV memory of PagedAttention on a backend. Per layer one K pool and
 // one V pool, each [num_blocks][block_size][num_kv_heads][head_dim] in the backend's
 // compute type, or in fp8 e4m3 codes (u8) with kv_cache_dtype fp8_e4m3 (half the bytes of
-// bf16, a quarter of fp32; the scales are the model's, model_weights::k_scales/v_scales). Token t of a sequence lives in slot
+// bf16, a quarter of fp32; the scales are the model's, model_weights::k_scales/v_scales). Token t
+// of a sequence lives in slot
 //   block_table[t / block_size] * block_size + t % block_size
 // of every layer's pools. Which blocks a sequence owns is decided elsewhere (the block
 // manager); this class only holds the memory. One block beyond layout.num_blocks is the
@@ -33,9 +34,9 @@ struct kv_cache_layout {
   std::int64_t head_dim = 0;
   kv_cache_dtype cache_dtype = kv_cache_dtype::auto_;
 
-  [[nodiscard]] static kv_cache_layout for_model(const model_config& config,
-                                                 std::int64_t num_blocks, std::int64_t block_size,
-                                                 kv_cache_dtype cache_dtype = kv_cache_dtype::auto_);
+  [[nodiscard]] static kv_cache_layout for_model(
+      const model_config& config, std::int64_t num_blocks, std::int64_t block_size,
+      kv_cache_dtype cache_dtype = kv_cache_dtype::auto_);
   // What the pools hold on a backend computing in `compute_type`.
   [[nodiscard]] kernels::dtype element_type(kernels::dtype compute_type) const {
     return cache_dtype == kv_cache_dtype::fp8_e4m3 ? kernels::dtype::u8 : compute_type;

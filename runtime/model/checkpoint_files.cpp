@@ -71,8 +71,8 @@ bool checkpoint_files::contains(const std::string& name) const {
 result<located_tensor> checkpoint_files::find(const std::string& name) {
   const safetensors_file* file = file_for(name);
   if (file == nullptr) {
-    return make_error(error_code::not_found, index_->path.string() + ": tensor '" + name +
-                                                 "' is missing from weight_map");
+    return make_error(error_code::not_found,
+                      index_->path.string() + ": tensor '" + name + "' is missing from weight_map");
   }
   const safetensors_entry* entry = file->find(name);
   if (entry == nullptr) {
@@ -100,9 +100,9 @@ void checkpoint_files::warn_about_unused() const {
 
 status add_float_tensor(checkpoint& out, const tensor_spec& spec, const located_tensor& where) {
   if (!where.entry->weight_type) {
-    return make_error(error_code::unsupported, where.describe() + "has dtype '" +
-                                                   where.entry->dtype +
-                                                   "' (supported: F32, BF16, F16)");
+    return make_error(
+        error_code::unsupported,
+        where.describe() + "has dtype '" + where.entry->dtype + "' (supported: F32, BF16, F16)");
   }
   if (where.entry->shape != spec.shape) {
     return make_error(error_code::corrupt_data,

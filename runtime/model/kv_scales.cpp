@@ -59,9 +59,9 @@ result<std::optional<kv_cache_scales>> read_kv_scales(checkpoint_files& files,
     const std::optional<float> key = *k ? *k : *legacy;
     const std::optional<float> value = *v ? *v : *legacy;
     if (key.has_value() != value.has_value()) {
-      return make_error(error_code::corrupt_data,
-                        "checkpoint: layer " + std::to_string(layer) +
-                            " has a KV cache scale for " + (key ? "K" : "V") + " only");
+      return make_error(error_code::corrupt_data, "checkpoint: layer " + std::to_string(layer) +
+                                                      " has a KV cache scale for " +
+                                                      (key ? "K" : "V") + " only");
     }
     if (key) ++num_found;
     scales.key.push_back(key.value_or(1.0F));
@@ -69,9 +69,9 @@ result<std::optional<kv_cache_scales>> read_kv_scales(checkpoint_files& files,
   }
   if (num_found == 0) return std::optional<kv_cache_scales>{};
   if (num_found != config.num_layers) {
-    return make_error(error_code::corrupt_data,
-                      "checkpoint: " + std::to_string(num_found) + " of " +
-                          std::to_string(config.num_layers) + " layers have KV cache scales");
+    return make_error(error_code::corrupt_data, "checkpoint: " + std::to_string(num_found) +
+                                                    " of " + std::to_string(config.num_layers) +
+                                                    " layers have KV cache scales");
   }
   return std::optional<kv_cache_scales>(std::move(scales));
 }

@@ -18,6 +18,6 @@ namespace pagedserve {
 // nullopt when no layer has a scale; an error when only some layers have one, or a scale is
 // not one finite positive number.
 [[nodiscard]] result<std::optional<kv_cache_scales>> read_kv_scales(checkpoint_files& files,
-                                                                   const model_config& config);
+                                                                    const model_config& config);
 
 }  // namespace pagedserve

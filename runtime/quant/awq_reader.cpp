@@ -29,8 +29,9 @@ status check_layout(const quant_spec& spec, const linear_shape& s, std::int64_t 
   const std::string where = spec.source + ": layer " + s.module + ": ";
   if (!spec.has_zero_points) {
     return make_error(error_code::unsupported,
-                      where + "zero_point false is not supported (AutoAWQ's GEMM layout "
-                              "stores zero points; only that layout loads)");
+                      where +
+                          "zero_point false is not supported (AutoAWQ's GEMM layout "
+                          "stores zero points; only that layout loads)");
   }
   if (s.out % 8 != 0) {
     return make_error(error_code::corrupt_data, where + "out_features " + std::to_string(s.out) +
@@ -68,7 +69,8 @@ result<quantized_linear> read_awq_linear(checkpoint_files& files, const quant_sp
   std::vector<std::uint8_t> row(static_cast<std::size_t>(s.out));
   for (std::int64_t k = 0; k < s.in; ++k) {
     unpack_awq_row(weight_words.data() + k * (s.out / 8), s.out / 8, row.data());
-    for (std::int64_t n = 0; n < s.out; ++n) layout.set_code(n, k, row[static_cast<std::size_t>(n)]);
+    for (std::int64_t n = 0; n < s.out; ++n)
+      layout.set_code(n, k, row[static_cast<std::size_t>(n)]);
   }
   for (std::int64_t g = 0; g < groups; ++g) {
     unpack_awq_row(zero_words.data() + g * (s.out / 8), s.out / 8, row.data());

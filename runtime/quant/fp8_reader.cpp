@@ -25,8 +25,8 @@ scale_layout layout_of(const quant_spec& spec, const linear_shape& s) {
   scale_layout l;
   // HF's block checkpoints store the multiplier as weight_scale_inv (trap 4: it is not an
   // inverse to undo); compressed-tensors and HF per-tensor checkpoints say weight_scale.
-  const bool hf_block = spec.method == quant_method::fp8 &&
-                        spec.weight_strategy == scale_strategy::block;
+  const bool hf_block =
+      spec.method == quant_method::fp8 && spec.weight_strategy == scale_strategy::block;
   l.tensor = hf_block ? "weight_scale_inv" : "weight_scale";
   switch (spec.weight_strategy) {
     case scale_strategy::block:
@@ -54,8 +54,8 @@ result<located_tensor> find_scale(checkpoint_files& files, const linear_shape& s
   result<located_tensor> t = files.find(s.module + "." + l.tensor);
   if (!t) return t.err();
   if (!t->entry->weight_type) {
-    return make_error(error_code::corrupt_data,
-                      t->describe() + "has dtype " + t->entry->dtype + ", expected F32, BF16 or F16");
+    return make_error(error_code::corrupt_data, t->describe() + "has dtype " + t->entry->dtype +
+                                                    ", expected F32, BF16 or F16");
   }
   if (std::find(l.shapes.begin(), l.shapes.end(), t->entry->shape) == l.shapes.end()) {
     return make_error(error_code::corrupt_data,
@@ -68,8 +68,8 @@ result<located_tensor> find_scale(checkpoint_files& files, const linear_shape& s
 status check_codes(const located_tensor& t, const std::vector<std::uint8_t>& codes) {
   for (std::size_t i = 0; i < codes.size(); ++i) {
     if ((codes[i] & 0x7FU) == 0x7FU) {
-      return make_error(error_code::corrupt_data, t.describe() + "holds NaN at element " +
-                                                      std::to_string(i));
+      return make_error(error_code::corrupt_data,
+                        t.describe() + "holds NaN at element " + std::to_string(i));
     }
   }
   return status::success();

@@ -56,9 +56,9 @@ result<std::vector<std::int32_t>> input_order_from(const located_tensor& t,
                    [&](std::int32_t a, std::int32_t b) { return g_idx[a] < g_idx[b]; });
   for (std::size_t j = 0; j < order.size(); ++j) {
     if (g_idx[static_cast<std::size_t>(order[j])] != static_cast<std::int64_t>(j) / g.group) {
-      return make_error(error_code::corrupt_data,
-                        t.describe() + "does not put exactly " + std::to_string(g.group) +
-                            " inputs in each group (group_size)");
+      return make_error(error_code::corrupt_data, t.describe() + "does not put exactly " +
+                                                      std::to_string(g.group) +
+                                                      " inputs in each group (group_size)");
     }
   }
   return order;
@@ -74,10 +74,10 @@ result<std::uint8_t> zero_point(const quant_spec& spec, const located_tensor& t,
     const char* format = spec.zeros_stored_minus_one ? "gptq" : "gptq_v2";
     return make_error(error_code::corrupt_data,
                       t.describe() + "stores zero point " + std::to_string(stored) +
-                          ", which checkpoint_format " + format + " reads as " +
-                          std::to_string(z) + "; a symmetric " + std::to_string(g.bits) +
-                          "-bit checkpoint stores " + std::to_string(midpoint - 1) +
-                          " in format gptq and " + std::to_string(midpoint) +
+                          ", which checkpoint_format " + format + " reads as " + std::to_string(z) +
+                          "; a symmetric " + std::to_string(g.bits) + "-bit checkpoint stores " +
+                          std::to_string(midpoint - 1) + " in format gptq and " +
+                          std::to_string(midpoint) +
                           " in gptq_v2: the config's format contradicts the weights");
   }
   if (z > 255U) {
@@ -134,7 +134,8 @@ result<quantized_linear> read_gptq_linear(checkpoint_files& files, const quant_s
   const std::vector<std::int32_t> zero_words = read_i32(*qzeros);
   for (std::int64_t grp = 0; grp < g.groups; ++grp) {
     for (std::int64_t n = 0; n < s.out; ++n) {
-      const std::int32_t word = zero_words[static_cast<std::size_t>(grp * (s.out / g.per_word) + n / g.per_word)];
+      const std::int32_t word =
+          zero_words[static_cast<std::size_t>(grp * (s.out / g.per_word) + n / g.per_word)];
       auto z = zero_point(spec, *qzeros, unpack(word, g, n % g.per_word), g);
       if (!z) return z.err();
       layout.set_group(n, grp, *z, scale_values[static_cast<std::size_t>(grp * s.out + n)]);

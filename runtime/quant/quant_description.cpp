@@ -50,8 +50,8 @@ std::string describe(const quant_spec& spec) {
              (spec.zeros_stored_minus_one ? ", format gptq" : ", format gptq_v2") + ")";
     case quant_method::fp8:
     case quant_method::compressed_tensors:
-      return name + " (e4m3, " + weight_phrase(spec) + ", " +
-             activation_phrase(spec.activations) + ")";
+      return name + " (e4m3, " + weight_phrase(spec) + ", " + activation_phrase(spec.activations) +
+             ")";
     case quant_method::none:
       break;
   }

@@ -45,10 +45,10 @@ struct quant_spec {
   std::string source;  // the file it was read from, for messages
 
   // awq / gptq
-  int bits = 0;                  // 4 (awq); 4 or 8 (gptq)
-  std::int64_t group_size = -1;  // inputs per scale; -1: the whole row is one group
-  bool has_zero_points = true;   // awq zero_point; gptq !sym (sym stores the midpoint)
-  bool desc_act = false;         // gptq act-order: g_idx is read, not k / group_size
+  int bits = 0;                         // 4 (awq); 4 or 8 (gptq)
+  std::int64_t group_size = -1;         // inputs per scale; -1: the whole row is one group
+  bool has_zero_points = true;          // awq zero_point; gptq !sym (sym stores the midpoint)
+  bool desc_act = false;                // gptq act-order: g_idx is read, not k / group_size
   bool zeros_stored_minus_one = false;  // gptq v1 (checkpoint_format "gptq")
   bool lm_head_quantized = false;       // gptq lm_head: true
 

@@ -37,8 +37,7 @@ std::string module_of(const std::string& weight_name) {
 }
 
 result<checkpoint> load_quantized_checkpoint(const std::filesystem::path& dir,
-                                             const model_config& config,
-                                             const quant_spec& spec) {
+                                             const model_config& config, const quant_spec& spec) {
   result<checkpoint_files> files = checkpoint_files::open(dir);
   if (!files) return files.err();
   checkpoint out;

@@ -1,6 +1,5 @@
 #include "runtime/quant/quantized_linear.h"
 
-
 namespace pagedserve::quant {
 
 using kernels::weight_format;
@@ -28,11 +27,12 @@ kernels::quantized_weight quantized_linear::host_view() const {
   w.in_features = in_features;
   w.group_size = group_size;
   w.block_rows = block_rows;
-  const std::int64_t code_cols = format == weight_format::int4 ? (in_features + 1) / 2 : in_features;
+  const std::int64_t code_cols =
+      format == weight_format::int4 ? (in_features + 1) / 2 : in_features;
   auto* code_bytes = const_cast<std::uint8_t*>(codes.data());
   w.codes = tensor::make(code_bytes, dtype::u8, {out_features, code_cols});
-  w.scales = tensor::make(const_cast<float*>(scales.data()), dtype::f32,
-                          {num_scale_rows(), num_groups()});
+  w.scales =
+      tensor::make(const_cast<float*>(scales.data()), dtype::f32, {num_scale_rows(), num_groups()});
   if (!zeros.empty()) {
     w.zeros = tensor::make(const_cast<std::uint8_t*>(zeros.data()), dtype::u8,
                            {out_features, num_groups()});
@@ -62,9 +62,8 @@ std::vector<float> dequantize(const quantized_linear& layer) {
         const int z = layer.zeros[static_cast<std::size_t>(n * groups + g)];
         value = static_cast<float>(static_cast<int>(q) - z) * s;
       }
-      const std::int64_t column = layer.input_order.empty()
-                                      ? k
-                                      : layer.input_order[static_cast<std::size_t>(k)];
+      const std::int64_t column =
+          layer.input_order.empty() ? k : layer.input_order[static_cast<std::size_t>(k)];
       w[static_cast<std::size_t>(n * in + column)] = value;
     }
   }

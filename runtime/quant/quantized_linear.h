@@ -18,8 +18,8 @@ struct quantized_linear {
   kernels::weight_format format = kernels::weight_format::int4;
   std::int64_t out_features = 0;
   std::int64_t in_features = 0;
-  std::int64_t group_size = 0;  // inputs per scale (the whole row: in_features)
-  std::int64_t block_rows = 1;  // fp8: rows per scale; int4/int8: 1
+  std::int64_t group_size = 0;            // inputs per scale (the whole row: in_features)
+  std::int64_t block_rows = 1;            // fp8: rows per scale; int4/int8: 1
   std::vector<std::uint8_t> codes;        // as kernels::quantized_weight::codes
   std::vector<float> scales;              // [ceil(out / block_rows), num_groups()]
   std::vector<std::uint8_t> zeros;        // [out, num_groups()] for int4/int8
@@ -42,7 +42,6 @@ struct quantized_linear {
 // The e4m3fn conversions (kernels/fp8_e4m3.h), for loaders and writers.
 using kernels::e4m3_to_f32;
 using kernels::f32_to_e4m3;
-
 
 // W [out, in] in fp32, row-major in the original input order: (q - z) * s or e4m3(q) * s,
 // each element one fp32 product. The reference every kernel and the dequantized twin of a

@@ -29,10 +29,9 @@ result<located_tensor> find_checked(checkpoint_files& files, const std::string& 
                       t->describe() + "has dtype " + dtype + ", expected " + joined(dtypes));
   }
   if (t->entry->shape != shape) {
-    return make_error(error_code::corrupt_data, t->describe() + "has shape " +
-                                                    shape_to_string(t->entry->shape) +
-                                                    " but the config implies " +
-                                                    shape_to_string(shape));
+    return make_error(error_code::corrupt_data,
+                      t->describe() + "has shape " + shape_to_string(t->entry->shape) +
+                          " but the config implies " + shape_to_string(shape));
   }
   return t;
 }
@@ -68,9 +67,8 @@ status check_scales(const located_tensor& t, const std::vector<float>& scales) {
   for (std::size_t i = 0; i < scales.size(); ++i) {
     if (!std::isfinite(scales[i]) || scales[i] < 0.0F) {
       return make_error(error_code::corrupt_data,
-                        t.describe() + "holds scale " + std::to_string(scales[i]) +
-                            " at element " + std::to_string(i) +
-                            " (scales must be finite and not negative)");
+                        t.describe() + "holds scale " + std::to_string(scales[i]) + " at element " +
+                            std::to_string(i) + " (scales must be finite and not negative)");
     }
   }
   return status::success();

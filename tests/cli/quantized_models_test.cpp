@@ -36,9 +36,9 @@ class QuantizedModels : public ::testing::Test {
   // `pagedserve quantize` of the demo model into <dir>/<name> and its twin <dir>/<name>-fp32.
   fs::path quantize(const std::string& name, const std::string& method_args) {
     const fs::path out = dir_.path() / name;
-    const cli_result r = run_pagedserve("quantize --model " + demo_model.string() + " --out " +
-                                        out.string() + " --dequantized-out " + out.string() +
-                                        "-fp32 " + method_args + " 2>&1");
+    const cli_result r =
+        run_pagedserve("quantize --model " + demo_model.string() + " --out " + out.string() +
+                       " --dequantized-out " + out.string() + "-fp32 " + method_args + " 2>&1");
     EXPECT_EQ(r.exit_status, 0) << r.out;
     return out;
   }
@@ -80,16 +80,17 @@ TEST_P(EveryFormat, MatchesItsDequantizedTwinAndDiffersFromTheOriginal) {
 
 INSTANTIATE_TEST_SUITE_P(
     Formats, EveryFormat,
-    ::testing::Values(format_case{"awq", "--method awq --group-size 64"},
-                      format_case{"gptq_sym", "--method gptq --group-size 64 --sym"},
-                      format_case{"gptq_asym_act_order", "--method gptq --group-size 64 --asym --desc-act"},
-                      format_case{"gptq_v2_asym", "--method gptq_v2 --group-size 64 --asym"},
-                      format_case{"gptq_v2_int8_act_order",
-                                  "--method gptq_v2 --bits 8 --group-size 64 --sym --desc-act"},
-                      format_case{"fp8_block", "--method fp8-block"},
-                      format_case{"fp8_dynamic", "--method fp8-dynamic"},
-                      format_case{"fp8_dynamic_tensor", "--method fp8-dynamic --weight-strategy tensor"},
-                      format_case{"fp8_weight_only", "--method fp8-weight-only"}),
+    ::testing::Values(
+        format_case{"awq", "--method awq --group-size 64"},
+        format_case{"gptq_sym", "--method gptq --group-size 64 --sym"},
+        format_case{"gptq_asym_act_order", "--method gptq --group-size 64 --asym --desc-act"},
+        format_case{"gptq_v2_asym", "--method gptq_v2 --group-size 64 --asym"},
+        format_case{"gptq_v2_int8_act_order",
+                    "--method gptq_v2 --bits 8 --group-size 64 --sym --desc-act"},
+        format_case{"fp8_block", "--method fp8-block"},
+        format_case{"fp8_dynamic", "--method fp8-dynamic"},
+        format_case{"fp8_dynamic_tensor", "--method fp8-dynamic --weight-strategy tensor"},
+        format_case{"fp8_weight_only", "--method fp8-weight-only"}),
     [](const ::testing::TestParamInfo<format_case>& param) { return param.param.name; });
 
 TEST_F(QuantizedModels, Fp8AtLoadQuantizesA16BitCheckpoint) {
@@ -113,9 +114,10 @@ TEST_F(QuantizedModels, Fp8KvCacheIsComparedAgainstTheAutoCache) {
 TEST_F(QuantizedModels, GenerateReportsTopLogprobsThatMatchTheTwin) {
   const fs::path model = quantize("awq", "--method awq --group-size 64");
   auto run = [](const fs::path& m) {
-    const cli_result r = run_pagedserve("generate --model " + m.string() +
-                                        " --prompt-ids 4091,464,1290 --max-tokens 6 --temperature 0 --json "
-                                        "--logprobs 3");
+    const cli_result r =
+        run_pagedserve("generate --model " + m.string() +
+                       " --prompt-ids 4091,464,1290 --max-tokens 6 --temperature 0 --json "
+                       "--logprobs 3");
     EXPECT_EQ(r.exit_status, 0) << r.out;
     return json::parse(r.out).as_object();
   };
@@ -144,9 +146,9 @@ TEST_F(QuantizedModels, DummyWeightsOfAShapeAreQuantizedIntoALoadableFolder) {
   fs::create_directories(shape);
   fs::copy_file(demo_model / "config.json", shape / "config.json");
   const fs::path out = dir_.path() / "shape-gptq";
-  const cli_result made = run_pagedserve("quantize --model " + shape.string() + " --out " +
-                                         out.string() +
-                                         " --method gptq --group-size 64 --dummy-weights 2>&1");
+  const cli_result made =
+      run_pagedserve("quantize --model " + shape.string() + " --out " + out.string() +
+                     " --method gptq --group-size 64 --dummy-weights 2>&1");
   ASSERT_EQ(made.exit_status, 0) << made.out;
   const cli_result r = run_pagedserve("generate --model " + out.string() +
                                       " --prompt-ids 4091,17 --max-tokens 3 --json");
@@ -209,7 +211,8 @@ TEST_F(QuantizedModels, MissingAndNanScalesAreRefused) {
   const fs::path fp8 = quantize("fp8_nan", "--method fp8-block");
   raw_safetensors block = raw_safetensors::read(fp8 / "model.safetensors");
   const std::string name = "model.layers.1.self_attn.o_proj.weight_scale_inv";
-  const auto begin = block.header.at(name).at("data_offsets").as_array()[0].to_number<std::size_t>();
+  const auto begin =
+      block.header.at(name).at("data_offsets").as_array()[0].to_number<std::size_t>();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(block.data.data() + begin, &nan, sizeof nan);
   block.write(fp8 / "model.safetensors");

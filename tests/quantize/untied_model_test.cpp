@@ -1,5 +1,6 @@
 // A tiny fp32 Llama with an untied lm_head, written by the tests: GPTQ and compressed-tensors
-// --lm-head quantize it, every other method copies it, and a compressed-tensors scale follows the fp32 weights.
+// --lm-head quantize it, every other method copies it, and a compressed-tensors scale follows the
+// fp32 weights.
 #include <gtest/gtest.h>
 
 #include <cmath>

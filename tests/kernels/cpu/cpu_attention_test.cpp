@@ -126,9 +126,9 @@ TEST(cpu_attention, kv_write_places_rows_at_their_slots) {
 }
 
 // paged_attention over every sequence's new rows at once; fills `want` from the reference.
-std::vector<float> attend_all(backend& be, const std::vector<test_sequence>& seqs,
-                              const buffer& kc, const buffer& vc, std::vector<double>& want,
-                              float key_scale = 1.0F, float value_scale = 1.0F) {
+std::vector<float> attend_all(backend& be, const std::vector<test_sequence>& seqs, const buffer& kc,
+                              const buffer& vc, std::vector<double>& want, float key_scale = 1.0F,
+                              float value_scale = 1.0F) {
   std::vector<float> query;
   std::vector<std::int32_t> query_start = {0};
   std::vector<std::int32_t> context_lens;

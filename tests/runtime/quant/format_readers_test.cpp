@@ -104,7 +104,8 @@ TEST(AwqReader, RejectsAQweightOfAnotherShape) {
 // Symmetric 4-bit: v1 stores z - 1 = 7 in every nibble, v2 stores 8.
 stored_file_builder gptq_symmetric_file(std::uint32_t zero_word) {
   stored_file_builder file;
-  file.add<std::uint32_t>("layer.qweight", "I32", {1, 8}, std::vector<std::uint32_t>(8, 0x87654321U))
+  file.add<std::uint32_t>("layer.qweight", "I32", {1, 8},
+                          std::vector<std::uint32_t>(8, 0x87654321U))
       .add<std::uint32_t>("layer.qzeros", "I32", {1, 1}, {zero_word})
       .add<std::uint16_t>("layer.scales", "F16", {1, 8}, std::vector<std::uint16_t>(8, f16_one));
   return file;
@@ -153,7 +154,8 @@ TEST(GptqReader, ActOrderReadsGroupsFromGIdx) {
   std::vector<std::uint16_t> scales(8, f16_one);
   scales.resize(16, f16_half);
   stored_file_builder file;
-  file.add<std::uint32_t>("layer.qweight", "I32", {2, 8}, std::vector<std::uint32_t>(16, 0x87654321U))
+  file.add<std::uint32_t>("layer.qweight", "I32", {2, 8},
+                          std::vector<std::uint32_t>(16, 0x87654321U))
       .add<std::uint32_t>("layer.qzeros", "I32", {2, 1}, {0U, 0U})
       .add<std::uint16_t>("layer.scales", "F16", {2, 8}, scales)
       .add<std::int32_t>("layer.g_idx", "I32", {16}, g_idx);
@@ -231,7 +233,8 @@ TEST(Fp8Reader, ChannelScalesComeInTheWeightsDtype) {
 TEST(Fp8Reader, RefusesNanScalesNanCodesAndMissingScales) {
   read_fixture f;
   stored_file_builder nan_scale;
-  nan_scale.add<std::uint8_t>("layer.weight", "F8_E4M3", {3, 5}, std::vector<std::uint8_t>(15, 0x38))
+  nan_scale
+      .add<std::uint8_t>("layer.weight", "F8_E4M3", {3, 5}, std::vector<std::uint8_t>(15, 0x38))
       .add<float>("layer.weight_scale_inv", "F32", {2, 2}, {1.0F, NAN, 1.0F, 1.0F});
   auto a = f.read(nan_scale, fp8_block_spec(), 3, 5);
   ASSERT_FALSE(a);
@@ -247,7 +250,8 @@ TEST(Fp8Reader, RefusesNanScalesNanCodesAndMissingScales) {
   EXPECT_THAT(b.err().message, HasSubstr("'layer.weight' holds NaN at element 7"));
 
   stored_file_builder no_scale;
-  no_scale.add<std::uint8_t>("layer.weight", "F8_E4M3", {3, 5}, std::vector<std::uint8_t>(15, 0x38));
+  no_scale.add<std::uint8_t>("layer.weight", "F8_E4M3", {3, 5},
+                             std::vector<std::uint8_t>(15, 0x38));
   auto c = f.read(no_scale, fp8_block_spec(), 3, 5);
   ASSERT_FALSE(c);
   EXPECT_EQ(c.err().code, error_code::not_found);

@@ -23,9 +23,8 @@ class stored_file_builder {
     raw_.data.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
     boost::json::array dims;
     for (std::int64_t d : shape) dims.push_back(d);
-    raw_.header[name] = {{"dtype", dtype},
-                         {"shape", dims},
-                         {"data_offsets", {begin, raw_.data.size()}}};
+    raw_.header[name] = {
+        {"dtype", dtype}, {"shape", dims}, {"data_offsets", {begin, raw_.data.size()}}};
     return *this;
   }
 
