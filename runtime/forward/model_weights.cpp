@@ -158,7 +158,6 @@ result<model_weights> upload_model_weights(kernels::backend& backend, const mode
   if (const auto& scales = weights.kv_scales()) {
     w.k_scales = scales->key;
     w.v_scales = scales->value;
-    w.has_checkpoint_kv_scales = true;
   } else {
     w.k_scales.assign(static_cast<std::size_t>(config.num_layers), 1.0F);
     w.v_scales.assign(static_cast<std::size_t>(config.num_layers), 1.0F);

@@ -40,7 +40,6 @@ struct model_weights {
   // Per layer, the scales of an fp8 KV cache: the checkpoint's, else 1.0 (vLLM's default).
   std::vector<float> k_scales;
   std::vector<float> v_scales;
-  bool has_checkpoint_kv_scales = false;
 };
 
 // Fails (not_found / invalid_argument) when a tensor the config implies is missing or has

@@ -43,17 +43,9 @@ std::vector<std::int32_t> read_i32(const located_tensor& t) {
 }
 
 std::vector<float> read_f32(const located_tensor& t) {
-  host_tensor view{t.name, *t.entry->weight_type, t.entry->shape, t.entry->bytes};
+  const host_tensor view{t.name, *t.entry->weight_type, t.entry->shape, t.entry->bytes};
   std::vector<float> out(static_cast<std::size_t>(view.numel()));
-  if (view.dtype == weight_dtype::f32) {
-    std::memcpy(out.data(), view.bytes.data(), out.size() * 4);
-    return out;
-  }
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    std::uint16_t bits = 0;
-    std::memcpy(&bits, view.bytes.data() + 2 * i, 2);
-    out[i] = view.dtype == weight_dtype::bf16 ? bf16_to_f32(bits) : f16_to_f32(bits);
-  }
+  convert_to_f32(view, out);  // reads unaligned mappings through memcpy
   return out;
 }
 
