@@ -1,7 +1,8 @@
-// bench_cpu_linear: the CPU backend's linear with int4, int8 (zero point and scale per group
-// of 128) and fp8 e4m3 (scale per 128 x 128 block) weights against the fp32 linear on the
-// same shapes, in the same run: time per call, weight bytes read per second, and each
-// format's speed-up over fp32 (fp32 time / its time). Prints figures only.
+// bench_cpu_linear: the CPU backend's linear with int4 (with fp32 or int8 activations), int8
+// (zero point and scale per group of 128) and fp8 e4m3 (scale per 128 x 128 block) weights
+// against the fp32 linear on the same shapes, in the same run: time per call, weight bytes
+// read per second, and each format's speed-up over fp32 (fp32 time / its time). Prints
+// figures only.
 //
 // Decode reads every weight once per step, from memory when the model is larger than the
 // caches: "cold" rotates each format over copies of its weight filling --footprint MiB (past
@@ -132,20 +133,29 @@ double seconds_per_call(backend& be, weight_copies& w, std::vector<float>& x,
   return best;
 }
 
-void bench_shape(backend& be, std::int64_t out, std::int64_t in, std::int64_t footprint) {
+// The columns: fp32, int4, int4 with int8 activations (the same weights through
+// `int8_activations`), int8, fp8.
+void bench_shape(backend& exact, backend& int8_activations, std::int64_t out, std::int64_t in,
+                 std::int64_t footprint) {
   std::vector<weight_copies> weights;
   for (const weight_format f :
        {weight_format::dense, weight_format::int4, weight_format::int8, weight_format::fp8_e4m3}) {
     weights.push_back(make_weight(f, out, in, footprint));
   }
-  for (const std::int64_t m : {1, 8, 16}) {
+  const std::pair<weight_copies*, backend*> columns[] = {{&weights[0], &exact},
+                                                         {&weights[1], &exact},
+                                                         {&weights[1], &int8_activations},
+                                                         {&weights[2], &exact},
+                                                         {&weights[3], &exact}};
+  for (const std::int64_t m : {1, 2, 4, 8, 16}) {
     std::vector<float> x(static_cast<std::size_t>(m * in), 0.5F);
     std::vector<float> y(static_cast<std::size_t>(m * out));
     std::printf("  [%4lld x %4lld] m %2lld |", static_cast<long long>(out),
                 static_cast<long long>(in), static_cast<long long>(m));
     double dense_s = 0.0;
-    for (weight_copies& w : weights) {
-      const double s = seconds_per_call(be, w, x, y, m);
+    for (const auto& [w_ptr, be] : columns) {
+      weight_copies& w = *w_ptr;
+      const double s = seconds_per_call(*be, w, x, y, m);
       if (w.format == weight_format::dense) dense_s = s;
       std::printf(" %7.1f us %5.1f GB/s %4.2fx |", s * 1e6,
                   static_cast<double>(w.bytes_per_copy) / s / 1e9, dense_s / s);
@@ -166,19 +176,22 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const auto be = make_cpu_backend();
+  const auto exact = make_cpu_backend();
+  const auto int8_activations = make_cpu_backend({true});
   std::printf(
       "bench_cpu_linear: %d threads; per format: time per call, W bytes/s, fp32 time / "
       "its time\n",
       omp_get_max_threads());
-  std::printf("  columns: fp32 | int4 (g128) | int8 (g128) | fp8 e4m3 (128x128 blocks)\n");
+  std::printf(
+      "  columns: fp32 | int4 (g128) | int4 with int8 activations (AVX512-VNNI, else fp32) | "
+      "int8 (g128) | fp8 e4m3 (128x128 blocks)\n");
   const std::pair<std::int64_t, std::int64_t> shapes[] = {{2816, 1024}, {1024, 2816}, {1024, 1024}};
   std::vector<std::int64_t> footprints{0};
   if (footprint_mib > 0) footprints.push_back(footprint_mib << 20);
   for (const std::int64_t footprint : footprints) {
     std::printf("%s\n", footprint == 0 ? "hot (one copy, in cache):"
                                        : "cold (copies rotated past the caches):");
-    for (const auto& [out, in] : shapes) bench_shape(*be, out, in, footprint);
+    for (const auto& [out, in] : shapes) bench_shape(*exact, *int8_activations, out, in, footprint);
   }
   return 0;
 }

@@ -5,6 +5,8 @@
 
 #include "kernels/check.h"
 #include "kernels/cpu/cpu_ops.h"
+#include "kernels/cpu/linear_op.h"
+#include "kernels/cpu/simd/simd_kernels.h"
 
 namespace pagedserve::kernels {
 namespace {
@@ -55,7 +57,13 @@ void cpu_backend::upload_f32(const tensor& dst, std::span<const float> src) {
 void cpu_backend::embedding(const embedding_params& p) { cpu::embedding(p); }
 void cpu_backend::rms_norm(const rms_norm_params& p) { cpu::rms_norm(p); }
 void cpu_backend::add_rms_norm(const add_rms_norm_params& p) { cpu::add_rms_norm(p); }
-void cpu_backend::linear(const linear_params& p) { cpu::linear(p); }
+void cpu_backend::linear(const linear_params& p) {
+  if (p.quantized.is_quantized()) {
+    cpu::quantized_linear(p, cpu::simd::active_kernels(), {options_.int8_activations});
+    return;
+  }
+  cpu::linear(p);
+}
 void cpu_backend::rope(const rope_params& p) { cpu::rope(p); }
 void cpu_backend::kv_write(const kv_write_params& p) { cpu::kv_write(p); }
 void cpu_backend::paged_attention(const paged_attention_params& p) { cpu::paged_attention(p); }
@@ -64,6 +72,8 @@ void cpu_backend::gather_rows(const gather_rows_params& p) { cpu::gather_rows(p)
 void cpu_backend::add(const add_params& p) { cpu::add(p); }
 void cpu_backend::scatter_tokens(const scatter_tokens_params& p) { cpu::scatter_tokens(p); }
 
-std::unique_ptr<backend> make_cpu_backend() { return std::make_unique<cpu_backend>(); }
+std::unique_ptr<backend> make_cpu_backend(const cpu_backend_options& options) {
+  return std::make_unique<cpu_backend>(options);
+}
 
 }  // namespace pagedserve::kernels

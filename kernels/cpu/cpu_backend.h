@@ -9,8 +9,18 @@
 
 namespace pagedserve::kernels {
 
+struct cpu_backend_options {
+  // int4 products of few rows of x (decode) from x quantized to int8 per weight group
+  // (absmax / 127), where the processor has AVX512-VNNI: llama.cpp's Q4_0 x Q8_0 numerics,
+  // faster, but no longer the logits of the checkpoint's dequantized twin. Off: exact
+  // (fp32 activations).
+  bool int8_activations = false;
+};
+
 class cpu_backend final : public backend {
  public:
+  explicit cpu_backend(const cpu_backend_options& options = {}) : options_(options) {}
+
   [[nodiscard]] std::string_view name() const override { return "cpu"; }
   [[nodiscard]] dtype compute_type() const override { return dtype::f32; }
 
@@ -45,8 +55,11 @@ class cpu_backend final : public backend {
   void scatter_tokens(const scatter_tokens_params& p) override;
 
   void synchronize() override {}
+
+ private:
+  cpu_backend_options options_;
 };
 
-[[nodiscard]] std::unique_ptr<backend> make_cpu_backend();
+[[nodiscard]] std::unique_ptr<backend> make_cpu_backend(const cpu_backend_options& options = {});
 
 }  // namespace pagedserve::kernels

@@ -18,9 +18,17 @@ inline constexpr std::int64_t panel_rows = 48;
 // out[r, :] += bias for each of the num_rows rows of out.
 void add_bias(const linear_params& p, std::int64_t num_rows, std::int64_t out_features);
 
+// How a quantized linear may compute (cpu_backend_options).
+struct quantized_linear_options {
+  // Few rows of x with int4 W: x quantized to int8 per group where `kernels` multiply int4
+  // by int8 (simd::kernel_set::int4_times_int8_x); elsewhere, or off, fp32 x (exact).
+  bool int8_activations = false;
+};
+
 // linear() for p.quantized.is_quantized(): W is never materialised in full. Runs the kernel
 // set picked for this processor, or `kernels` (tests compare every set).
 void quantized_linear(const linear_params& p);
-void quantized_linear(const linear_params& p, const simd::kernel_set& kernels);
+void quantized_linear(const linear_params& p, const simd::kernel_set& kernels,
+                      const quantized_linear_options& options = {});
 
 }  // namespace pagedserve::kernels::cpu

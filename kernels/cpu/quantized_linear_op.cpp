@@ -11,6 +11,8 @@
 //   - many rows (prefill), or groups that end inside a 16-byte chunk of codes: the panel is
 //     dequantized to fp32 into a per-thread scratch (within L2) and the fp32 tiles run on it.
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -76,8 +78,10 @@ std::int64_t prepared_column(weight_format format, std::int64_t k) {
 
 struct prepared_input {
   std::int64_t ldx = 0;
-  std::vector<float> x;           // [num_rows, ldx], zero padded
-  std::vector<float> group_sums;  // [num_rows, num_groups] (int formats)
+  std::vector<float> x;              // [num_rows, ldx], zero padded
+  std::vector<float> group_sums;     // [num_rows, num_groups] (int formats)
+  std::vector<std::int8_t> x_int8;   // where asked for: [num_rows, ldx64]
+  std::vector<float> x_int8_scales;  // [num_rows, num_groups]
 };
 
 // x's row gathered into code order and laid out as the kernels read it; the group sums in
@@ -112,6 +116,74 @@ prepared_input prepare_input(const linear_params& p, std::int64_t num_rows) {
   return prepared;
 }
 
+// round-to-nearest-even of |v| < 2^22 without a libm call: adding 1.5 * 2^23 leaves no
+// fraction bits, and the subtraction is exact.
+float round_to_integer(float v) {
+  constexpr float shift = 0x1.8p23F;
+  return (v + shift) - shift;
+}
+
+// One group of one row of the prepared x in int8, round(x * 127 / max |x|), laid out as
+// simd::quantized_matmul_args::x_int8: column k's byte in its 64-column step holds the low
+// nibbles' columns (the first 16 of each 32-column chunk) in bytes 0..31, the high ones in
+// 32..63. Returns the scale, max |x| / 127, and the group's sum of the int8 values.
+struct int8_group {
+  float scale = 0.0F;
+  std::int64_t sum = 0;
+};
+
+int8_group quantize_group_to_int8(const float* x, std::int64_t begin, std::int64_t end,
+                                  std::int8_t* dst) {
+  float max_abs = 0.0F;
+  for (std::int64_t k = begin; k < end; ++k) max_abs = std::max(max_abs, std::fabs(x[k]));
+  if (max_abs == 0.0F) return {};
+  const float inverse = 127.0F / max_abs;
+  std::int64_t sum = 0;
+  for (std::int64_t k = begin; k < end; ++k) {
+    const std::int64_t chunk = k / quant_chunk_codes;
+    const std::int64_t within = k % quant_chunk_codes;
+    const std::int64_t byte =
+        (chunk / 2) * 64 + (within / 16) * 32 + (chunk % 2) * 16 + within % 16;
+    const auto q = static_cast<std::int8_t>(
+        std::min(std::max(round_to_integer(x[k] * inverse), -127.0F), 127.0F));
+    dst[byte] = q;
+    sum += q;
+  }
+  return {max_abs / 127.0F, sum};
+}
+
+// The prepared x in int8, group by group (quantized_matmul_args::x_int8). The zero points'
+// group sums become those of the int8 x too, so that the product is exactly
+// sum (q - z) s * x_int8 sx, llama.cpp's Q4_1 x Q8_1 (which keeps the sum of its x block).
+void quantize_x_to_int8(const quantized_weight& w, prepared_input& prepared,
+                        std::int64_t num_rows) {
+  const std::int64_t ldx64 = (prepared.ldx + 63) / 64 * 64;
+  const std::int64_t groups = w.num_groups();
+  const std::int64_t group_columns = groups == 1 ? prepared.ldx : w.group_size;
+  prepared.x_int8.assign(static_cast<std::size_t>(num_rows * ldx64), 0);
+  prepared.x_int8_scales.resize(static_cast<std::size_t>(num_rows * groups));
+  for (std::int64_t r = 0; r < num_rows; ++r) {
+    const float* x = prepared.x.data() + r * prepared.ldx;
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const std::int64_t end = std::min((g + 1) * group_columns, prepared.ldx);
+      const int8_group q =
+          quantize_group_to_int8(x, g * group_columns, end, prepared.x_int8.data() + r * ldx64);
+      prepared.x_int8_scales[static_cast<std::size_t>(r * groups + g)] = q.scale;
+      prepared.group_sums[static_cast<std::size_t>(r * groups + g)] =
+          q.scale * static_cast<float>(q.sum);
+    }
+  }
+}
+
+// Whether x goes to the kernels in int8: asked for, int4 W, a kernel set that multiplies
+// int4 by int8, groups of whole 64-column steps (or one group: the int32 sums are scaled per
+// group), and the fused path's few rows.
+bool takes_int8_x(const quantized_linear_options& options, const simd::kernel_set& kernels,
+                  const quantized_weight& w) {
+  return options.int8_activations && kernels.int4_times_int8_x && w.format == weight_format::int4 &&
+         (w.num_groups() == 1 || w.group_size % 64 == 0);
+}
+
 simd::quantized_matmul_args make_args(const linear_params& p, const prepared_input& prepared,
                                       std::int64_t num_rows) {
   const quantized_weight& w = p.quantized;
@@ -132,6 +204,8 @@ simd::quantized_matmul_args make_args(const linear_params& p, const prepared_inp
   a.group_size = w.group_size;
   a.num_groups = w.num_groups();
   a.block_rows = w.block_rows;
+  a.x_int8 = prepared.x_int8.empty() ? nullptr : prepared.x_int8.data();
+  a.x_int8_scales = prepared.x_int8_scales.empty() ? nullptr : prepared.x_int8_scales.data();
   return a;
 }
 
@@ -183,7 +257,8 @@ void run_dequantized(const simd::kernel_set& kernels, const simd::quantized_matm
 
 void quantized_linear(const linear_params& p) { quantized_linear(p, simd::active_kernels()); }
 
-void quantized_linear(const linear_params& p, const simd::kernel_set& kernels) {
+void quantized_linear(const linear_params& p, const simd::kernel_set& kernels,
+                      const quantized_linear_options& options) {
   const quantized_weight& w = p.quantized;
   check_weight(w);
   KERNEL_CHECK("linear", p.x.type == dtype::f32 && p.out.type == dtype::f32);
@@ -191,11 +266,13 @@ void quantized_linear(const linear_params& p, const simd::kernel_set& kernels) {
   const std::int64_t num_rows = p.x.numel() / w.in_features;
   KERNEL_CHECK("linear", p.out.numel() == num_rows * w.out_features);
   if (num_rows == 0) return;
-  const prepared_input prepared = prepare_input(p, num_rows);
+  prepared_input prepared = prepare_input(p, num_rows);
+  const bool fused = num_rows < min_dequantized_rows && groups_are_whole_chunks(w);
+  if (fused && takes_int8_x(options, kernels, w)) quantize_x_to_int8(w, prepared, num_rows);
   const simd::quantized_matmul_args a = make_args(p, prepared, num_rows);
   const std::int64_t num_panels = (w.out_features + panel_rows - 1) / panel_rows;
   const bool parallel = num_rows * w.out_features * w.in_features >= min_parallel_matmul;
-  if (num_rows < min_dequantized_rows && groups_are_whole_chunks(w)) {
+  if (fused) {
     run_fused(kernels, a, num_panels, parallel);
   } else {
     run_dequantized(kernels, a, num_panels, parallel);

@@ -1,11 +1,13 @@
 #pragma once
-// The CPU backend's hot loops (matrix products, attention) in one source compiled three
-// times: for AVX-512, for AVX2 + FMA, and for plain x86-64 (SSE2). The best set this
+// The CPU backend's hot loops (matrix products, attention) in one source compiled four
+// times: for AVX-512 with VNNI (int8 dot products), for AVX-512, for AVX2 + FMA, and for plain
+// x86-64 (SSE2). The best set this
 // processor runs is picked once at start-up from cpuid, so the binary stays portable and
 // never depends on what a BLAS library thinks the processor is (OpenBLAS 0.3.21 takes the
 // Xeons we run on for a 2004 Prescott and runs SSE3 kernels there).
 //
-// PAGEDSERVE_CPU_ISA=avx512|avx2|generic forces a set (one the processor runs), for tests
+// PAGEDSERVE_CPU_ISA=avx512_vnni|avx512|avx2|generic forces a set (one the processor runs), for
+// tests
 // and benchmarks.
 
 #include <cstdint>
@@ -85,6 +87,15 @@ struct quantized_matmul_args {
   std::int64_t group_size = 0;
   std::int64_t num_groups = 0;
   std::int64_t block_rows = 1;
+  // int4 products from x quantized to int8 (kernel sets with int4_times_int8_x; the op's
+  // int8 activations, for few rows of x, groups of a multiple of 64 columns or one group):
+  // x ~ x_int8_scales[row, group] * q, q = round(x / scale) in [-127, 127], scale = max |x|
+  // over the group / 127, as llama.cpp's Q8_0 activations. Laid out per step of 64 columns
+  // (two chunks, 32 code bytes) as the products read them: byte p of a step meets the low
+  // nibble of the step's code byte p (p < 32) or the high nibble of code byte p - 32. Rows
+  // ldx64 bytes apart, ldx64 = ldx rounded up to 64 (the padding is zero).
+  const std::int8_t* x_int8 = nullptr;
+  const float* x_int8_scales = nullptr;  // [m, num_groups]
 };
 
 using matmul_panel_fn = void (*)(const matmul_args& a, std::int64_t n_begin, std::int64_t n_end);
@@ -105,6 +116,9 @@ struct kernel_set {
   attend_fn attend = nullptr;
   quantized_matmul_panel_fn quantized_matmul_panel = nullptr;
   dequantize_panel_fn dequantize_panel = nullptr;
+  // quantized_matmul_panel computes int4 products from quantized_matmul_args::x_int8
+  // where the op provides it.
+  bool int4_times_int8_x = false;
 };
 
 // The set picked for this processor (or PAGEDSERVE_CPU_ISA), decided on the first call.
@@ -114,6 +128,9 @@ struct kernel_set {
 
 // One entry per compilation of simd_kernels.inc.
 namespace avx512 {
+extern const kernel_set kernels;
+}
+namespace avx512_vnni {
 extern const kernel_set kernels;
 }
 namespace avx2 {

@@ -19,121 +19,12 @@
 #include "kernels/cpu/linear_op.h"
 #include "kernels/cpu/simd/simd_kernels.h"
 #include "tests/kernels/cpu/op_test_support.h"
+#include "tests/kernels/cpu/quantized_layer_support.h"
 
 namespace pagedserve::kernels::testing {
 namespace {
 
 using cpu::simd::kernel_set;
-
-// A quantized layer on the host, in the layout of kernels::quantized_weight.
-struct host_layer {
-  weight_format format = weight_format::int4;
-  std::int64_t out = 0;
-  std::int64_t in = 0;
-  std::int64_t group_size = 0;
-  std::int64_t block_rows = 1;
-  std::vector<std::uint8_t> codes;
-  std::vector<float> scales;
-  std::vector<std::uint8_t> zeros;
-  std::vector<std::int32_t> order;
-
-  [[nodiscard]] std::int64_t groups() const { return (in + group_size - 1) / group_size; }
-  [[nodiscard]] std::int64_t row_bytes() const {
-    return format == weight_format::int4 ? (in + 1) / 2 : in;
-  }
-  [[nodiscard]] quantized_weight view() {
-    quantized_weight w;
-    w.format = format;
-    w.out_features = out;
-    w.in_features = in;
-    w.group_size = group_size;
-    w.block_rows = block_rows;
-    w.codes = tensor::make(codes.data(), dtype::u8, {out, row_bytes()});
-    w.scales =
-        tensor::make(scales.data(), dtype::f32, {(out + block_rows - 1) / block_rows, groups()});
-    if (!zeros.empty()) w.zeros = tensor::make(zeros.data(), dtype::u8, {out, groups()});
-    if (!order.empty()) w.input_order = tensor::make(order.data(), dtype::i32, {in});
-    return w;
-  }
-};
-
-// e4m3fn from its definition: 4 exponent bits (bias 7), 3 mantissa bits, subnormals m * 2^-9.
-double e4m3_value(std::uint8_t bits) {
-  const int exponent = (bits >> 3) & 0x0F;
-  const int mantissa = bits & 0x07;
-  const double magnitude =
-      exponent == 0 ? std::ldexp(mantissa, -9) : std::ldexp(1.0 + mantissa / 8.0, exponent - 7);
-  return (bits & 0x80) != 0 ? -magnitude : magnitude;
-}
-
-struct layer_shape {
-  weight_format format;
-  std::int64_t out;
-  std::int64_t in;
-  std::int64_t group_size;
-  std::int64_t block_rows = 1;
-  bool act_order = false;
-};
-
-host_layer empty_layer(const layer_shape& shape) {
-  host_layer l;
-  l.format = shape.format;
-  l.out = shape.out;
-  l.in = shape.in;
-  l.group_size = shape.group_size;
-  l.block_rows = shape.block_rows;
-  return l;
-}
-
-// Random codes (every byte, so a half-used last int4 byte carries a high nibble the op must
-// ignore), scales of either sign, zero points anywhere in the code range.
-host_layer random_layer(const layer_shape& shape, std::uint32_t seed) {
-  std::mt19937 gen(seed);
-  host_layer l = empty_layer(shape);
-  std::uniform_int_distribution<int> byte(0, 255);
-  l.codes.resize(static_cast<std::size_t>(l.out * l.row_bytes()));
-  for (std::uint8_t& c : l.codes) {
-    c = static_cast<std::uint8_t>(byte(gen));
-    if (l.format == weight_format::fp8_e4m3 && (c & 0x7F) == 0x7F) c ^= 0x01;  // never NaN
-  }
-  const std::int64_t scale_rows = (l.out + l.block_rows - 1) / l.block_rows;
-  l.scales = random_floats(static_cast<std::size_t>(scale_rows * l.groups()), seed + 1, 0.1F);
-  if (l.format != weight_format::fp8_e4m3) {
-    std::uniform_int_distribution<int> zero(0, l.format == weight_format::int4 ? 15 : 255);
-    l.zeros.resize(static_cast<std::size_t>(l.out * l.groups()));
-    for (std::uint8_t& z : l.zeros) z = static_cast<std::uint8_t>(zero(gen));
-  }
-  if (shape.act_order) {
-    l.order.resize(static_cast<std::size_t>(l.in));
-    std::iota(l.order.begin(), l.order.end(), 0);
-    std::shuffle(l.order.begin(), l.order.end(), gen);
-  }
-  return l;
-}
-
-// W [out, in] in x's column order, in double.
-std::vector<double> reference_weight(const host_layer& l) {
-  std::vector<double> w(static_cast<std::size_t>(l.out * l.in));
-  for (std::int64_t n = 0; n < l.out; ++n) {
-    for (std::int64_t k = 0; k < l.in; ++k) {
-      const std::int64_t g = k / l.group_size;
-      const double s = l.scales[static_cast<std::size_t>((n / l.block_rows) * l.groups() + g)];
-      const std::uint8_t byte = l.codes[static_cast<std::size_t>(
-          n * l.row_bytes() + (l.format == weight_format::int4 ? k / 2 : k))];
-      double value = 0.0;
-      if (l.format == weight_format::fp8_e4m3) {
-        value = e4m3_value(byte) * s;
-      } else {
-        const int q =
-            l.format == weight_format::int4 ? (k % 2 == 0 ? byte & 0x0F : byte >> 4) : byte;
-        value = (q - l.zeros[static_cast<std::size_t>(n * l.groups() + g)]) * s;
-      }
-      const std::int64_t column = l.order.empty() ? k : l.order[static_cast<std::size_t>(k)];
-      w[static_cast<std::size_t>(n * l.in + column)] = value;
-    }
-  }
-  return w;
-}
 
 class quantized_linear : public ::testing::TestWithParam<std::string> {
  protected:
@@ -154,22 +45,29 @@ class quantized_linear : public ::testing::TestWithParam<std::string> {
     return out;
   }
 
-  // Each output within 1e-5 of the sum of |x| |w| it is made of (fp32 rounding of a sum).
+  // Each output within 1e-5 of the sum of |x| |w| it is made of (fp32 rounding of a sum; for
+  // int formats |w| is (|q| + |z|) |s|, see reference_weight).
   void expect_matches_reference(const layer_shape& shape, std::int64_t m, bool with_bias) const {
+    expect_matches_reference(shape, random_floats(static_cast<std::size_t>(m * shape.in), 11), m,
+                             with_bias);
+  }
+
+  void expect_matches_reference(const layer_shape& shape, const std::vector<float>& x,
+                                std::int64_t m, bool with_bias) const {
     host_layer l = random_layer(shape, static_cast<std::uint32_t>(m * 7 + shape.in));
-    const auto x = random_floats(static_cast<std::size_t>(m * l.in), 11);
     auto bias = random_floats(static_cast<std::size_t>(l.out), 12);
     const std::vector<float> got = run(l, x, m, with_bias ? &bias : nullptr);
     const std::vector<double> w = reference_weight(l);
+    const std::vector<double> w_magnitude = reference_weight(l, true);
     for (std::int64_t i = 0; i < m; ++i) {
       for (std::int64_t n = 0; n < l.out; ++n) {
         double want = with_bias ? bias[static_cast<std::size_t>(n)] : 0.0;
         double magnitude = std::abs(want);
         for (std::int64_t k = 0; k < l.in; ++k) {
-          const double product =
-              x[static_cast<std::size_t>(i * l.in + k)] * w[static_cast<std::size_t>(n * l.in + k)];
-          want += product;
-          magnitude += std::abs(product);
+          const double x_k = x[static_cast<std::size_t>(i * l.in + k)];
+          const double bound = w_magnitude[static_cast<std::size_t>(n * l.in + k)];
+          want += x_k * w[static_cast<std::size_t>(n * l.in + k)];
+          magnitude += std::abs(x_k) * bound;
         }
         ASSERT_NEAR(got[static_cast<std::size_t>(i * l.out + n)], want, 1e-5 * magnitude)
             << "m " << m << " row " << i << " column " << n;
@@ -192,12 +90,24 @@ class quantized_linear : public ::testing::TestWithParam<std::string> {
 
 TEST_P(quantized_linear, int4_matches_the_reference) {
   constexpr auto f = weight_format::int4;
-  expect_all_shapes({{f, 64, 704, 64},             // 11 groups
-                     {f, 50, 200, 64},             // partial last group
-                     {f, 37, 201, 201},            // odd in, one group per row
-                     {f, 40, 255, 64},             // odd in, partial group and chunk
-                     {f, 24, 96, 48},              // groups end inside a chunk: scalar path
-                     {f, 48, 256, 32, 1, true}});  // act-order
+  expect_all_shapes({{f, 64, 704, 64},            // 11 groups
+                     {f, 50, 200, 64},            // partial last group
+                     {f, 37, 201, 201},           // odd in, one group per row
+                     {f, 40, 255, 64},            // odd in, partial group and chunk
+                     {f, 24, 96, 48},             // groups end inside a chunk: scalar path
+                     {f, 48, 256, 32, 1, true},   // act-order
+                     {f, 40, 640, 128, 1, true},  // act-order, groups of whole 64-column steps
+                     {f, 9, 4100, 4100}});        // one long group, partial last step
+}
+
+// One column of x 1000 times the rest: the fp32 paths' rounding follows each product.
+TEST_P(quantized_linear, int4_decode_with_an_outlier_in_x) {
+  constexpr auto f = weight_format::int4;
+  for (const layer_shape& shape : {layer_shape{f, 64, 704, 64}, layer_shape{f, 37, 201, 201}}) {
+    std::vector<float> x = random_floats(static_cast<std::size_t>(shape.in), 21);
+    x[static_cast<std::size_t>(shape.in / 3)] = 1000.0F;
+    expect_matches_reference(shape, x, 1, false);
+  }
 }
 
 TEST_P(quantized_linear, int8_matches_the_reference) {
@@ -244,7 +154,8 @@ TEST_P(quantized_linear, every_e4m3_code_decodes_exactly) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(isa, quantized_linear, ::testing::Values("avx512", "avx2", "generic"),
+INSTANTIATE_TEST_SUITE_P(isa, quantized_linear,
+                         ::testing::Values("avx512_vnni", "avx512", "avx2", "generic"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            return param.param;
                          });

@@ -182,7 +182,8 @@ TEST_P(simd_kernels, attention_of_a_prefill_chunk_matches_the_reference) {
 
 TEST_P(simd_kernels, attention_of_a_decode_row_matches_the_reference) { check_attention(*set_, 1); }
 
-INSTANTIATE_TEST_SUITE_P(isa, simd_kernels, ::testing::Values("avx512", "avx2", "generic"),
+INSTANTIATE_TEST_SUITE_P(isa, simd_kernels,
+                         ::testing::Values("avx512_vnni", "avx512", "avx2", "generic"),
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            return param.param;
                          });
