@@ -10,6 +10,8 @@
 #include "actors/executor_actor.h"
 #include "actors/intake_actor.h"
 #include "actors/scheduler_actor.h"
+#include "kernels/backend_registry.h"
+#include "runtime/engine/engine_plan.h"
 #include "runtime/engine/engine_start.h"
 
 namespace pagedserve::actors {
@@ -46,6 +48,10 @@ result<spawned_engine> spawn_described_engine(caf::actor_system& system, engine_
   spdlog::info("weights: {:.2f} MiB on the {} backend; quantization: {}",
                static_cast<double>(started->plan->weight_bytes) / (1024.0 * 1024.0), config.backend,
                started->model.quantization);
+  if (const std::string options = kernels::describe_backend_options(plan_backend_options(config));
+      !options.empty()) {
+    spdlog::info("{}", options);
+  }
   if (started->plan->kv_cache_dtype != forward::kv_cache_dtype::auto_ &&
       !started->model.weights->kv_scales()) {
     spdlog::warn(

@@ -68,7 +68,7 @@ void add_options(CLI::App& app, eval_options& opt) {
                "bench/nano-256.jsonl) instead of refusing them");
   add_engine_flags(app, opt.engine,
                    {"backend", "dtype", "max_model_len", "block_size", "max_num_batched_tokens",
-                    "kv_cache_dtype"});
+                    "kv_cache_dtype", "cpu_activation_dtype"});
   app.footer(
       "--max-model-len defaults to the model's max_position_embeddings; a longer line is an "
       "error (lines are not split into windows). --max-num-batched-tokens is the prefill "

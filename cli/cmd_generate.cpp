@@ -189,7 +189,8 @@ void add_options(CLI::App& app, generate_options& opt) {
   app.add_option("--top-k", opt.sampling.top_k);
   app.add_option("--seed", opt.seed, "sampling seed");
   app.add_flag("--ignore-eos", opt.ignore_eos, "keep generating past EOS tokens");
-  add_engine_flags(app, opt.engine, {"backend", "dtype", "block_size", "kv_cache_dtype"});
+  add_engine_flags(app, opt.engine,
+                   {"backend", "dtype", "block_size", "kv_cache_dtype", "cpu_activation_dtype"});
   app.add_flag("--json", opt.json, "print one JSON object on stdout");
   app.add_option("--logprobs", opt.logprobs,
                  "with --json: the top-K logprobs of each generated token (log_softmax of the "
@@ -224,7 +225,8 @@ int run_generate(int argc, char** argv) {
   }
   // dtype auto: float32 on the CPU, the checkpoint's 16-bit type on CUDA (as serve).
   auto made =
-      kernels::make_backend(opt.engine.backend, plan_compute_type(opt.engine, model->config));
+      kernels::make_backend(opt.engine.backend, plan_compute_type(opt.engine, model->config),
+                            plan_backend_options(opt.engine));
   if (!made) {
     spdlog::error("{}", made.err().message);
     return made.err().code == error_code::invalid_argument ? 2 : 1;

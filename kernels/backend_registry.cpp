@@ -1,6 +1,7 @@
 #include "kernels/backend_registry.h"
 
 #include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/simd/simd_kernels.h"
 #if PAGEDSERVE_HAVE_CUDA_BACKEND
 #include "kernels/cuda/cuda_backend.h"
 #endif
@@ -15,14 +16,19 @@ std::vector<std::string> available_backends() {
 #endif
 }
 
-result<std::unique_ptr<backend>> make_backend(std::string_view name, dtype type) {
+result<std::unique_ptr<backend>> make_backend(std::string_view name, dtype type,
+                                              const backend_options& options) {
   if (name == "cpu") {
     if (type != dtype::f32) {
       return make_error(
           error_code::invalid_argument,
           "the cpu backend computes in float32 only, not " + std::string(compute_type_name(type)));
     }
-    return make_cpu_backend();
+    return make_cpu_backend({options.int8_activations});
+  }
+  if (options.int8_activations) {
+    return make_error(error_code::unsupported,
+                      "int8 activations (cpu_activation_dtype int8) are a cpu backend option");
   }
 #if PAGEDSERVE_HAVE_CUDA_BACKEND
   if (name == "cuda") return make_cuda_backend({type, 0});
@@ -32,6 +38,16 @@ result<std::unique_ptr<backend>> make_backend(std::string_view name, dtype type)
   return make_error(
       error_code::unsupported,
       "backend '" + std::string(name) + "' is not in this build (available: " + names + ")");
+}
+
+std::string describe_backend_options(const backend_options& options) {
+  if (!options.int8_activations) return "";
+  if (cpu::simd::active_kernels().int4_times_int8_x) {
+    return "cpu_activation_dtype int8: int4 decode products take activations quantized to int8 "
+           "per group (AVX512-VNNI)";
+  }
+  return "cpu_activation_dtype int8 asked for, but this processor lacks AVX512-VNNI: "
+         "activations stay fp32";
 }
 
 std::optional<dtype> parse_compute_type(std::string_view name) {

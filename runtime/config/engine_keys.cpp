@@ -39,6 +39,13 @@ std::vector<engine_key> model_keys() {
       choice_key<engine_config>("backend", "cpu | cuda", PAGEDSERVE_FIELD(backend),
                                 {"cpu", "cuda"}),
       choice_key<engine_config>(
+          "cpu_activation_dtype",
+          "fp32 (exact: a quantized folder gives its dequantized twin's logits) | int8: int4 "
+          "weights' decode products take activations quantized to int8 per group where the "
+          "processor has AVX512-VNNI (llama.cpp's Q4_0 x Q8_0 numerics; faster, slightly "
+          "different logits); cpu backend only",
+          PAGEDSERVE_FIELD(cpu_activation_dtype), {"fp32", "int8"}),
+      choice_key<engine_config>(
           "dtype",
           "weights and activations on the CUDA backend: auto (the checkpoint's "
           "16-bit type) | float32 | bfloat16 | float16; the cpu backend computes in "

@@ -41,6 +41,15 @@ status validate_model(const engine_config& config) {
                                  " runs on the cpu backend only so far (the CUDA kernels for an "
                                  "fp8 KV cache are not written yet)"));
   }
+  if (config.cpu_activation_dtype != "fp32" && config.cpu_activation_dtype != "int8") {
+    return invalid("cpu_activation_dtype must be fp32 or int8, got " +
+                   quoted(config.cpu_activation_dtype));
+  }
+  if (config.cpu_activation_dtype == "int8" && config.backend != "cpu") {
+    return status(make_error(
+        error_code::unsupported,
+        "cpu_activation_dtype int8 is a cpu backend option (backend is " + config.backend + ")"));
+  }
   if (config.backend != "cpu" && config.backend != "cuda") {
     return invalid("backend must be cpu or cuda, got " + quoted(config.backend));
   }

@@ -31,6 +31,11 @@ struct engine_config {
   // auto: the KV cache in the compute type; fp8_e4m3 (or fp8): e4m3 codes with per-layer
   // scales from the checkpoint (1.0 where it has none), as vLLM's --kv-cache-dtype.
   std::string kv_cache_dtype = "auto";
+  // fp32: the CPU computes with fp32 activations (a quantized folder gives the logits of its
+  // dequantized twin); int8: int4 products of decode steps (under 16 rows) take activations
+  // quantized to int8 per weight group where the processor has AVX512-VNNI, as llama.cpp's
+  // Q4_0 x Q8_0 (faster decode, slightly different logits). CPU backend only.
+  std::string cpu_activation_dtype = "fp32";
 
   // KV pool: num_blocks blocks of sched.block_size tokens. 0: sized at start-up by the
   // engine_plan (engine_plan.h): on the CPU for max_num_seqs sequences of max_model_len

@@ -70,6 +70,10 @@ kernels::dtype plan_compute_type(const engine_config& config, const model_config
   return model.dtype == weight_dtype::f16 ? kernels::dtype::f16 : kernels::dtype::bf16;
 }
 
+kernels::backend_options plan_backend_options(const engine_config& config) {
+  return {config.cpu_activation_dtype == "int8"};
+}
+
 status check_fits_model(const engine_config& config, const model_config& model) {
   if (model.max_position_embeddings > 0 &&
       config.sched.max_model_len > static_cast<std::uint64_t>(model.max_position_embeddings)) {

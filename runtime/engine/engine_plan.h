@@ -16,6 +16,7 @@
 
 #include "common/result.h"
 #include "kernels/backend.h"
+#include "kernels/backend_registry.h"
 #include "runtime/engine/engine_config.h"
 #include "runtime/forward/paged_kv_cache.h"
 #include "runtime/model/model_config.h"
@@ -60,6 +61,9 @@ struct engine_plan {
 // for by name).
 [[nodiscard]] kernels::dtype plan_compute_type(const engine_config& config,
                                                const model_config& model);
+
+// What the backend may trade for speed: cpu_activation_dtype int8.
+[[nodiscard]] kernels::backend_options plan_backend_options(const engine_config& config);
 
 // max_model_len within the model's max_position_embeddings.
 [[nodiscard]] status check_fits_model(const engine_config& config, const model_config& model);

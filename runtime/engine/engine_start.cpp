@@ -13,7 +13,8 @@ result<started_executor> start_executor(const engine_config& config, const model
                                         const checkpoint& weights,
                                         std::unique_ptr<kernels::backend> backend) {
   if (!backend) {
-    auto made = kernels::make_backend(config.backend, plan_compute_type(config, model));
+    auto made = kernels::make_backend(config.backend, plan_compute_type(config, model),
+                                      plan_backend_options(config));
     if (!made) return made.err();
     backend = std::move(*made);
   }

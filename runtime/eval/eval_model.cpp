@@ -30,7 +30,8 @@ result<eval_model> load_eval_model(const engine_config& config) {
   if (status ok = validate(config); !ok) return ok.err();
   auto loaded = load_engine_model(config);
   if (!loaded) return loaded.err();
-  auto backend = kernels::make_backend(config.backend, plan_compute_type(config, loaded->config));
+  auto backend = kernels::make_backend(config.backend, plan_compute_type(config, loaded->config),
+                                       plan_backend_options(config));
   if (!backend) return backend.err();
   auto weights = forward::upload_model_weights(**backend, loaded->config, *loaded->weights);
   if (!weights) return weights.err();

@@ -14,6 +14,7 @@
 #include <limits>
 #include <string>
 
+#include "kernels/cpu/simd/simd_kernels.h"
 #include "tests/runtime/model/model_test_support.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/temp_dir.h"
@@ -136,6 +137,41 @@ TEST_F(QuantizedModels, GenerateReportsTopLogprobsThatMatchTheTwin) {
       EXPECT_NEAR(top_a[j].at("logprob").to_number<double>(),
                   top_b[j].at("logprob").to_number<double>(), 1e-3);
     }
+  }
+}
+
+// cpu_activation_dtype int8: where the processor multiplies int4 by int8 (AVX512-VNNI) the
+// activations are quantized per group (~0.4% per element), which moves logprobs visibly but
+// little; elsewhere they stay fp32 and the logprobs are the exact ones.
+TEST_F(QuantizedModels, Int8ActivationsMoveLogprobsLittleWhereTheProcessorHasVnni) {
+  const fs::path model = quantize("awq", "--method awq --group-size 64");
+  auto logprobs = [&](const std::string& activations) {
+    const cli_result r = run_pagedserve(
+        "generate --model " + model.string() +
+        " --prompt-ids 4091,464,1290 --max-tokens 6 --temperature 0 --json --logprobs 1 "
+        "--ignore-eos --cpu-activation-dtype " +
+        activations);
+    EXPECT_EQ(r.exit_status, 0) << r.out;
+    const json::value parsed = json::parse(r.out);
+    std::vector<double> out;
+    for (const json::value& step : parsed.at("logprobs").as_array()) {
+      out.push_back(step.at("logprob").to_number<double>());
+    }
+    return out;
+  };
+  const std::vector<double> exact = logprobs("fp32");
+  const std::vector<double> int8 = logprobs("int8");
+  ASSERT_EQ(exact.size(), 6U);
+  ASSERT_EQ(int8.size(), 6U);
+  double largest = 0.0;
+  for (std::size_t i = 0; i < exact.size(); ++i) {
+    largest = std::max(largest, std::abs(exact[i] - int8[i]));
+  }
+  if (kernels::cpu::simd::active_kernels().int4_times_int8_x) {
+    EXPECT_GT(largest, 1e-4);
+    EXPECT_LT(largest, 0.2);
+  } else {
+    EXPECT_LT(largest, 1e-6);
   }
 }
 

@@ -73,6 +73,7 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "kv_cache_dtype",
                                             "model_config",
                                             "backend",
+                                            "cpu_activation_dtype",
                                             "dtype",
                                             "enforce_eager",
                                             "seed",

@@ -77,6 +77,19 @@ TEST(engine_config, RejectsBadSchedulerFieldsEvenWithAnAutomaticPool) {
       {"max_model_len"});
 }
 
+TEST(engine_config, Int8ActivationsAreACpuOption) {
+  engine_config config;
+  config.cpu_activation_dtype = "int8";
+  EXPECT_TRUE(validate(config).ok());
+  expect_rejected([](auto& c) { c.cpu_activation_dtype = "int4"; },
+                  {"cpu_activation_dtype", "int4"});
+  config.backend = "cuda";
+  const status s = validate(config);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.err().code, error_code::unsupported);
+  EXPECT_NE(s.err().message.find("cpu_activation_dtype int8"), std::string::npos);
+}
+
 TEST(finish_reason, NamesAsTheApiSpellsThem) {
   EXPECT_EQ(to_string(finish_reason::length), "length");
   EXPECT_EQ(to_string(finish_reason::stop), "stop");
