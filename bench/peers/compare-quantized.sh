@@ -4,7 +4,9 @@
 # configuration. Ours: `pagedserve quantize` folders (GPTQ int4 and compressed-tensors FP8,
 # both with the lm_head quantized as llama.cpp quantizes its output tensor; AWQ int4 with an
 # fp32 lm_head, as AutoAWQ writes it); llama.cpp: llama-quantize's Q4_0 and Q8_0 of the f32
-# GGUF. Prints medians and the ratios the quantization work is judged by.
+# GGUF. Ours also runs GPTQ int4 with int8 activations (gptq-int4-a8: cpu_activation_dtype
+# int8, llama.cpp's own numerics). Prints medians and the ratios the quantization work is
+# judged by.
 set -euo pipefail
 
 usage() {
@@ -73,7 +75,12 @@ make_ours fp8 --method fp8-dynamic --lm-head
 make_gguf q4_0
 make_gguf q8_0
 
-declare -A OURS=([fp32]="$HF_DIR" [gptq-int4]="$QDIR/gptq-int4" [awq-int4]="$QDIR/awq-int4" [fp8]="$QDIR/fp8")
+declare -A OURS=([fp32]="$HF_DIR" [gptq-int4]="$QDIR/gptq-int4" [gptq-int4-a8]="$QDIR/gptq-int4"
+                 [awq-int4]="$QDIR/awq-int4" [fp8]="$QDIR/fp8")
+# gptq-int4-a8: the same folder with int8 activations (cpu_activation_dtype int8: llama.cpp's
+# Q4_0 x Q8_0 numerics where the processor has AVX512-VNNI).
+declare -A OURS_FLAGS=([gptq-int4-a8]="--cpu-activation-dtype int8")
+CONFIGS=(fp32 gptq-int4 gptq-int4-a8 awq-int4 fp8)
 declare -A THEIRS=([f32]="$GGUF" [q4_0]="$WEIGHTS/model-q4_0.gguf" [q8_0]="$WEIGHTS/model-q8_0.gguf")
 
 workload() { node "$PEERS_DIR/report.mjs" workload "$1" "$2" "$3" "$4" "$5" "$VOCAB"; }
@@ -86,8 +93,9 @@ record() {  # record FIGURE CONFIG ROUND VALUE
 }
 ours() {  # ours CONFIG WORKLOAD ROUND MAX_NUM_SEQS -> JSON path
     local f="$OUT/raw/pagedserve-$1-$2-r$3.json"
+    # shellcheck disable=SC2086  # the flags are words
     OMP_NUM_THREADS=$THREADS "$PAGEDSERVE" bench offline --model "${OURS[$1]}" --workload "$OUT/$2.jsonl" \
-        --max-num-seqs "$4" --json > "$f" 2> "${f%.json}.log" \
+        --max-num-seqs "$4" ${OURS_FLAGS[$1]:-} --json > "$f" 2> "${f%.json}.log" \
         || { tail -20 "${f%.json}.log" >&2; die "pagedserve bench offline failed ($1 $2)"; }
     echo "$f"
 }
@@ -109,12 +117,12 @@ theirs_batch() {  # theirs_batch TYPE B ROUND -> output tok/s (prefill included)
 
 log "weights: $WEIGHTS; $ROUNDS round(s); $THREADS threads; results in $OUT"
 for ((r = 1; r <= ROUNDS; r++)); do
-    for c in fp32 gptq-int4 awq-int4 fp8; do
+    for c in "${CONFIGS[@]}"; do
         record "decode b1" "pagedserve $c" "$r" "$(json_get "$(ours "$c" decode "$r" 1)" "$DECODE_LEN / j.engine.wall_s")"
     done
     for t in f32 q4_0 q8_0; do record "decode b1" "llama.cpp $t" "$r" "$(theirs_decode "$t" "$r")"; done
     for b in "${BATCHES[@]}"; do
-        for c in fp32 gptq-int4 awq-int4 fp8; do
+        for c in "${CONFIGS[@]}"; do
             record "batch $b" "pagedserve $c" "$r" "$(json_get "$(ours "$c" "batch$b" "$r" "$b")" 'j.engine.output_tokens_per_s')"
         done
         for t in f32 q4_0 q8_0; do record "batch $b" "llama.cpp $t" "$r" "$(theirs_batch "$t" "$b" "$r")"; done
