@@ -15,6 +15,8 @@
 #include "net/http/request_rules.h"
 #include "net/http/websocket_session.h"
 #include "net/openai/json_body.h"
+#include "net/openai/request_fields.h"
+#include "net/openai/tokenize_request.h"
 
 namespace pagedserve::net {
 namespace {
@@ -53,6 +55,16 @@ void http_session::handle_route(route r) {
     case route::models:
       handle_models();
       return;
+    case route::model:
+      handle_model();
+      return;
+    case route::version:
+      handle_version();
+      return;
+    case route::tokenize:
+    case route::detokenize:
+      handle_tokenize(r);
+      return;
     case route::metrics:
       handle_metrics();
       return;
@@ -74,15 +86,49 @@ void http_session::handle_health() {
   }
 }
 
+boost::json::object http_session::model_card() const {
+  return {{"id", ctx_.model.served_model_name},
+          {"object", "model"},
+          {"created", static_cast<std::int64_t>(ctx_.started_at)},
+          {"owned_by", "pagedserve"},
+          {"max_model_len", ctx_.eng.model().max_model_len}};
+}
+
 void http_session::handle_models() {
-  const engine_model_info& info = ctx_.eng.model();
-  boost::json::object model{{"id", ctx_.model.served_model_name},
-                            {"object", "model"},
-                            {"created", static_cast<std::int64_t>(ctx_.started_at)},
-                            {"owned_by", "pagedserve"},
-                            {"max_model_len", info.max_model_len}};
-  boost::json::object list{{"object", "list"}, {"data", boost::json::array{std::move(model)}}};
+  boost::json::object list{{"object", "list"}, {"data", boost::json::array{model_card()}}};
   answer(200, "application/json", boost::json::serialize(list));
+}
+
+// OpenAI's retrieve: the served model's card, or 404 model_not_found.
+void http_session::handle_model() {
+  const std::string id = model_id_of(to_std(request_.target()));
+  if (id != ctx_.model.served_model_name) {
+    answer_error(model_not_found(id));
+    return;
+  }
+  answer(200, "application/json", boost::json::serialize(model_card()));
+}
+
+void http_session::handle_version() {
+  answer(200, "application/json",
+         boost::json::serialize(boost::json::object{{"version", PAGEDSERVE_PROJECT_VERSION}}));
+}
+
+void http_session::handle_tokenize(route r) {
+  guard(io_stage::body, [&] {
+    auto json_body = parse_json_body(request_.body());
+    if (const auto* invalid = std::get_if<api_error>(&json_body)) {
+      answer_error(*invalid);
+      return;
+    }
+    const boost::json::value& body = std::get<boost::json::value>(json_body);
+    auto out = r == route::tokenize ? tokenize(body, ctx_.model) : detokenize(body, ctx_.model);
+    if (const auto* err = std::get_if<api_error>(&out)) {
+      answer_error(*err);
+      return;
+    }
+    answer(200, "application/json", boost::json::serialize(std::get<boost::json::object>(out)));
+  });
 }
 
 void http_session::handle_metrics() {

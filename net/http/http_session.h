@@ -31,6 +31,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/json/object.hpp>
 
 #include "net/http/completion_call.h"
 #include "net/http/io_guard.h"
@@ -99,6 +100,10 @@ class http_session final : public std::enable_shared_from_this<http_session>,
   void handle_route(route r);
   void handle_health();
   void handle_models();
+  void handle_model();
+  [[nodiscard]] boost::json::object model_card() const;
+  void handle_version();
+  void handle_tokenize(route r);
   void handle_metrics();
   void on_stats(std::uint64_t serial, const engine_stats& stats);
   void handle_completion(route r);

@@ -17,10 +17,14 @@ namespace pagedserve::net {
 enum class route {
   health,            // GET /health
   models,            // GET /v1/models
+  model,             // GET /v1/models/{id} (the id: model_id_of)
   metrics,           // GET /metrics
   completions,       // POST /v1/completions
   chat_completions,  // POST /v1/chat/completions
   stream,            // GET /v1/stream (WebSocket upgrade)
+  tokenize,          // POST /tokenize (vLLM)
+  detokenize,        // POST /detokenize (vLLM)
+  version,           // GET /version (vLLM)
 };
 
 struct route_error {
@@ -37,6 +41,10 @@ using route_outcome = std::variant<route, route_error>;
 
 // `target` is the request target (see request_path; a query string is ignored).
 [[nodiscard]] route_outcome match_route(boost::beast::http::verb method, std::string_view target);
+
+// The {id} of GET /v1/models/{id}, percent-decoded; it may hold '/' (hub names such as
+// meta-llama/Llama-3.2-1B, which clients send unencoded). Empty for any other target.
+[[nodiscard]] std::string model_id_of(std::string_view target);
 
 [[nodiscard]] bool needs_api_key(route r);
 // The 401 error when `authorization` (the header's value) does not carry "Bearer <api_key>";

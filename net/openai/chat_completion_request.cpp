@@ -2,21 +2,17 @@
 // chat template (add_generation_prompt true unless the body says otherwise, as in vLLM) and
 // the text encoded without special tokens (encode_chat): the template already has them.
 
-#include <array>
 #include <limits>
 #include <string>
 #include <utility>
 
 #include "net/openai/api_request.h"
 #include "net/openai/chat_messages.h"
+#include "net/openai/chat_rendering.h"
 #include "net/openai/request_fields.h"
 
 namespace pagedserve::net {
 namespace {
-
-// Template variables the request itself sets; chat_template_kwargs may not replace them.
-constexpr std::array<std::string_view, 4> k_reserved_kwargs = {"messages", "tools", "documents",
-                                                               "add_generation_prompt"};
 
 // response_format, tools, tool_choice, functions, function_call: only their no-op forms.
 void read_structured_output_fields(body_reader& reader) {
@@ -49,30 +45,6 @@ void read_chat_logprobs(body_reader& reader, api_request& out) {
   if (logprobs) out.logprobs = static_cast<std::int32_t>(top.value_or(0));
 }
 
-// vLLM extensions that change the rendering: the ones we implement or refuse.
-void read_template_fields(body_reader& reader, chat_request& chat) {
-  chat.add_generation_prompt = reader.boolean("add_generation_prompt").value_or(true);
-  if (reader.boolean("continue_final_message").value_or(false)) {
-    reader.fail(unsupported("continue_final_message", ""));
-  }
-  if (reader.find("chat_template") != nullptr) {
-    reader.fail(unsupported("chat_template", "the model's own template is used"));
-  }
-  if (reader.boolean("echo").value_or(false)) reader.fail(unsupported("echo", "in chat"));
-  const boost::json::object* kwargs = reader.object("chat_template_kwargs");
-  if (kwargs == nullptr) return;
-  for (const auto& [key, value] : *kwargs) {
-    for (const std::string_view reserved : k_reserved_kwargs) {
-      if (key == reserved) {
-        reader.fail(bad_request("'chat_template_kwargs' may not set '" + std::string(key) + "'.",
-                                "chat_template_kwargs"));
-        return;
-      }
-    }
-    chat.extra[key] = value;
-  }
-}
-
 // max_completion_tokens wins over the deprecated max_tokens (as in vLLM). Absent: the rest
 // of the context.
 std::pair<std::optional<std::uint32_t>, std::string_view> read_budget(body_reader& reader) {
@@ -87,13 +59,9 @@ std::pair<std::optional<std::uint32_t>, std::string_view> read_budget(body_reade
 // The template's text and its token ids.
 std::variant<std::vector<token_id>, api_error> render_prompt(chat_request& chat,
                                                              const model_context& model) {
-  chat.specials = model.tok->specials();
-  result<std::string> text = model.template_->render(chat);
-  if (!text) {
-    return bad_request("The chat template could not render these messages: " + text.err().message,
-                       "messages");
-  }
-  std::vector<token_id> ids = encode_chat(*model.tok, *text);
+  auto text = render_chat_text(chat, model);
+  if (auto* err = std::get_if<api_error>(&text)) return std::move(*err);
+  std::vector<token_id> ids = encode_chat(*model.tok, std::get<std::string>(text));
   if (ids.empty()) return bad_request("The rendered chat prompt is empty.", "messages");
   if (auto err = check_token_ids(ids, model, "messages")) return std::move(*err);
   return ids;
@@ -114,7 +82,8 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   read_chat_logprobs(reader, out);
   read_structured_output_fields(reader);
   chat_request chat;
-  read_template_fields(reader, chat);
+  read_chat_template_fields(reader, chat);
+  if (reader.boolean("echo").value_or(false)) reader.fail(unsupported("echo", "in chat"));
   const auto [requested, budget_param] = read_budget(reader);
   if (reader.failed()) return reader.error();
 

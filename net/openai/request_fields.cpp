@@ -12,18 +12,8 @@ constexpr auto k_int32_max = std::numeric_limits<std::int32_t>::max();
 constexpr auto k_int64_min = std::numeric_limits<std::int64_t>::min();
 constexpr auto k_int64_max = std::numeric_limits<std::int64_t>::max();
 
-// OpenAI/vLLM answer an unknown model with 404 "The model `x` does not exist.".
 void read_model(body_reader& reader, const model_context& model, api_request& out) {
-  out.model = model.served_model_name;
-  const std::optional<std::string> name = reader.string("model");
-  if (!name) return;
-  out.model = *name;
-  if (!model.served_model_name.empty() && *name != model.served_model_name) {
-    api_error err = not_found("The model `" + *name + "` does not exist.");
-    err.param = "model";
-    err.code = "model_not_found";
-    reader.fail(std::move(err));
-  }
+  out.model = read_model_name(reader, model).value_or(model.served_model_name);
 }
 
 void read_n_and_streaming(body_reader& reader, const model_context& model, api_request& out) {
@@ -188,6 +178,21 @@ std::variant<std::uint32_t, api_error> resolve_max_tokens(std::size_t prompt_len
                        std::string(budget_param), "context_length_exceeded");
   }
   return static_cast<std::uint32_t>(budget);
+}
+
+std::optional<std::string> read_model_name(body_reader& reader, const model_context& model) {
+  std::optional<std::string> name = reader.string("model");
+  if (name && !model.served_model_name.empty() && *name != model.served_model_name) {
+    reader.fail(model_not_found(*name));
+  }
+  return name;
+}
+
+api_error model_not_found(const std::string& name) {
+  api_error err = not_found("The model `" + name + "` does not exist.");
+  err.param = "model";
+  err.code = "model_not_found";
+  return err;
 }
 
 std::optional<api_error> check_token_ids(const std::vector<token_id>& ids,

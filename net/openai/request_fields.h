@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <variant>
 
@@ -36,6 +37,11 @@ void read_common_fields(body_reader& reader, const model_context& model, api_req
 [[nodiscard]] std::variant<std::uint32_t, api_error> resolve_max_tokens(
     std::size_t prompt_len, std::optional<std::uint32_t> requested, const model_context& model,
     std::string_view prompt_word, std::string_view budget_param);
+
+// `model` as the body gives it (absent: nothing). A name other than the served model's is
+// a 404, as OpenAI and vLLM answer: "The model `x` does not exist." (model_not_found).
+std::optional<std::string> read_model_name(body_reader& reader, const model_context& model);
+[[nodiscard]] api_error model_not_found(const std::string& name);
 
 // Every prompt token id must be in [0, vocab_size).
 [[nodiscard]] std::optional<api_error> check_token_ids(const std::vector<token_id>& ids,

@@ -173,6 +173,8 @@ boost::json::object response_builder::usage_json(bool streamed_so_far) const {
   o["prompt_tokens"] = u.prompt_tokens;
   o["completion_tokens"] = u.completion_tokens;
   o["total_tokens"] = u.prompt_tokens + u.completion_tokens;
+  // OpenAI's prompt caching field: the prompt tokens the prefix cache already held.
+  o["prompt_tokens_details"] = boost::json::object{{"cached_tokens", u.cached_prompt_tokens}};
   return o;
 }
 

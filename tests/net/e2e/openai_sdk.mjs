@@ -235,6 +235,13 @@ it('models.list shows the served model', async () => {
   assert.ok(ids.includes(served_model_name), `models: ${ids}`);
 });
 
+it('models.retrieve answers the served model and 404s another', async () => {
+  const model = await client.models.retrieve(served_model_name);
+  assert.equal(model.id, served_model_name);
+  assert.equal(model.object, 'model');
+  await assert.rejects(client.models.retrieve('gpt-4o'), (err) => err.status === 404);
+});
+
 it('a bad request surfaces as APIError 400 naming the field', async () => {
   await assert.rejects(
     client.completions.create({ model: served_model_name, prompt: 'x', max_tokens: -1 }),

@@ -21,6 +21,32 @@ TEST(Router, EveryRouteByMethodAndPath) {
   EXPECT_EQ(expect_route(http::verb::post, "/v1/chat/completions"), route::chat_completions);
   EXPECT_EQ(expect_route(http::verb::get, "/v1/stream"), route::stream);
   EXPECT_EQ(expect_route(http::verb::get, "/metrics?x=1"), route::metrics);
+  EXPECT_EQ(expect_route(http::verb::post, "/tokenize"), route::tokenize);
+  EXPECT_EQ(expect_route(http::verb::post, "/detokenize"), route::detokenize);
+  EXPECT_EQ(expect_route(http::verb::get, "/version"), route::version);
+  EXPECT_EQ(expect_route(http::verb::get, "/v1/models/demo"), route::model);
+}
+
+// GET /v1/models/{id}: hub names keep their '/', percent escapes are decoded, and the
+// collection itself is still /v1/models.
+TEST(Router, ModelRetrieveTakesTheRestOfThePathAsTheId) {
+  EXPECT_EQ(expect_route(http::verb::get, "/v1/models/meta-llama/Llama-3.2-1B"), route::model);
+  EXPECT_EQ(model_id_of("/v1/models/meta-llama/Llama-3.2-1B"), "meta-llama/Llama-3.2-1B");
+  EXPECT_EQ(model_id_of("/v1/models/meta-llama%2FLlama-3.2-1B?x=1"), "meta-llama/Llama-3.2-1B");
+  EXPECT_EQ(model_id_of("/v1/models/a%2"), "a%2");  // a malformed escape stays as it is
+  EXPECT_EQ(model_id_of("/v1/models"), "");
+  EXPECT_EQ(model_id_of("/v1/models/"), "");
+  const route_outcome post = match_route(http::verb::post, "/v1/models/demo");
+  ASSERT_TRUE(std::holds_alternative<route_error>(post));
+  EXPECT_EQ(std::get<route_error>(post).error.status, 405u);
+  EXPECT_EQ(std::get<route_error>(post).allow, "GET, HEAD");
+}
+
+TEST(Router, TheVersionIsPublicAndTokenizeTakesTheKey) {
+  EXPECT_FALSE(needs_api_key(route::version));
+  EXPECT_TRUE(needs_api_key(route::tokenize));
+  EXPECT_TRUE(needs_api_key(route::detokenize));
+  EXPECT_TRUE(needs_api_key(route::model));
 }
 
 TEST(Router, UnknownPathIs404) {
