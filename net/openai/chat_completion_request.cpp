@@ -9,6 +9,7 @@
 #include "net/openai/api_request.h"
 #include "net/openai/chat_messages.h"
 #include "net/openai/chat_rendering.h"
+#include "net/openai/peer_fields.h"
 #include "net/openai/request_fields.h"
 
 namespace pagedserve::net {
@@ -16,12 +17,7 @@ namespace {
 
 // response_format, tools, tool_choice, functions, function_call: only their no-op forms.
 void read_structured_output_fields(body_reader& reader) {
-  if (const boost::json::object* format = reader.object("response_format")) {
-    const boost::json::value* type = format->if_contains("type");
-    if (type == nullptr || !type->is_string() || type->get_string() != "text") {
-      reader.fail(unsupported("response_format", "only {\"type\": \"text\"} is accepted"));
-    }
-  }
+  refuse_response_format(reader);
   if (const boost::json::array* tools = reader.array("tools"); tools && !tools->empty()) {
     reader.fail(unsupported("tools", "no tool calling"));
   }
@@ -81,6 +77,7 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   read_common_fields(reader, model, out, base);
   read_chat_logprobs(reader, out);
   read_structured_output_fields(reader);
+  refuse_peer_fields(reader, api_kind::chat_completion);
   chat_request chat;
   read_chat_template_fields(reader, chat);
   if (reader.boolean("echo").value_or(false)) reader.fail(unsupported("echo", "in chat"));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "net/openai/api_request.h"
+#include "net/openai/peer_fields.h"
 #include "net/openai/request_fields.h"
 
 namespace pagedserve::net {
@@ -148,6 +149,8 @@ parse_outcome parse_completion_request(const boost::json::value& body, const mod
   generation_request base;
   read_common_fields(reader, model, out, base);
   read_completion_fields(reader, out, base);
+  refuse_response_format(reader);
+  refuse_peer_fields(reader, api_kind::completion);
   if (reader.failed()) return reader.error();
 
   raw_prompts raws = read_prompts(reader, model);

@@ -214,6 +214,59 @@ TEST(openai_rejects, EveryMalformedBodyIsTheDocumentedError) {
   }
 }
 
+// vLLM's and SGLang's fields that this server does not implement: a 400 `unsupported`
+// naming the field unless it holds the peers' default (vLLM's protocol.py), which passes.
+TEST(openai_rejects, PeerFieldsAreRefusedUnlessNeutral) {
+  struct peer_case {
+    std::string field;
+    std::string asks;     // a value that asks for the feature
+    std::string neutral;  // the peers' default
+  };
+  const std::vector<peer_case> fields = {
+      {"structured_outputs", R"({"json": {"type": "object"}})", "null"},
+      {"guided_json", R"({"type": "object"})", "null"},
+      {"guided_regex", R"("[a-z]+")", "null"},
+      {"guided_choice", R"(["yes", "no"])", "null"},
+      {"guided_grammar", R"("root ::= 'a'")", "null"},
+      {"json_schema", R"("{}")", "null"},
+      {"regex", R"("a+")", "null"},
+      {"ebnf", R"("root ::= 'a'")", "null"},
+      {"min_tokens", "4", "0"},
+      {"bad_words", R"(["x"])", "[]"},
+      {"allowed_token_ids", "[1, 2]", "null"},
+      {"include_stop_str_in_output", "true", "false"},
+      {"use_beam_search", "true", "false"},
+      {"length_penalty", "0.5", "1.0"},
+      {"spaces_between_special_tokens", "false", "true"},
+      {"prompt_logprobs", "1", "null"},
+      {"truncate_prompt_tokens", "8", "null"},
+      {"return_token_ids", "true", "false"},
+      {"cache_salt", R"("tenant-a")", "null"},
+      {"reasoning_effort", R"("low")", "null"},
+      {"response_format", R"({"type": "json_object"})", R"({"type": "text"})"},
+  };
+  for (const peer_case& f : fields) {
+    for (const api_kind kind : {C, H}) {
+      const std::string head =
+          kind == C ? R"({"prompt":"Hi",")" : R"({"messages":[{"role":"user","content":"Hi"}],")";
+      SCOPED_TRACE(f.field + (kind == C ? " in completions" : " in chat"));
+      const parse_outcome refused = parse(kind, cat({head, f.field, "\":", f.asks, "}"}));
+      const auto* err = std::get_if<api_error>(&refused);
+      ASSERT_NE(err, nullptr) << "accepted";
+      EXPECT_EQ(err->status, 400U);
+      EXPECT_EQ(err->param, f.field);
+      EXPECT_EQ(err->code, "unsupported") << err->message;
+      const parse_outcome passed = parse(kind, cat({head, f.field, "\":", f.neutral, "}"}));
+      EXPECT_TRUE(std::holds_alternative<api_request>(passed))
+          << std::get<api_error>(passed).message;
+    }
+  }
+  // documents is a chat field (the template's); completions ignore it as any unknown field.
+  EXPECT_TRUE(std::holds_alternative<api_request>(parse(C, R"({"prompt":"Hi","documents":[{}]})")));
+  EXPECT_FALSE(std::holds_alternative<api_request>(
+      parse(H, R"({"messages":[{"role":"user","content":"Hi"}],"documents":[{"text":"d"}]})")));
+}
+
 TEST(openai_rejects, ContextMessagesStateTheLimitAndTheCounts) {
   const parse_outcome out = parse(C, R"({"prompt":[9906,1917],"max_tokens":255})");
   const auto* err = std::get_if<api_error>(&out);
