@@ -1,6 +1,7 @@
 #include "runtime/sampling/sampling_params.h"
 
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -35,6 +36,29 @@ status sampling_params::validate() const {
   if (logprobs && (*logprobs < 0 || *logprobs > k_max_logprobs)) {
     static_assert(k_max_logprobs == 20, "update the message below");
     return invalid("logprobs", "in [0, 20]", *logprobs);
+  }
+  return validate_processing();
+}
+
+status sampling_params::validate_processing() const {
+  if (!std::isfinite(presence_penalty) || std::fabs(presence_penalty) > 2.0f) {
+    return invalid("presence_penalty", "in [-2, 2]", presence_penalty);
+  }
+  if (!std::isfinite(frequency_penalty) || std::fabs(frequency_penalty) > 2.0f) {
+    return invalid("frequency_penalty", "in [-2, 2]", frequency_penalty);
+  }
+  if (!std::isfinite(repetition_penalty) || repetition_penalty <= 0.0f) {
+    return invalid("repetition_penalty", "a finite number > 0", repetition_penalty);
+  }
+  std::set<token_id> seen;
+  for (const auto& [token, bias] : logit_bias) {
+    if (token < 0) return invalid("logit_bias", "keyed by token ids >= 0", token);
+    if (!seen.insert(token).second) {
+      return invalid("logit_bias", "keyed by distinct token ids; repeated", token);
+    }
+    if (!std::isfinite(bias) || std::fabs(bias) > k_max_logit_bias) {
+      return invalid("logit_bias", "values in [-100, 100]", bias);
+    }
   }
   return status::success();
 }

@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "common/result.h"
+#include "common/types.h"
 
 namespace pagedserve {
 
@@ -25,17 +28,39 @@ struct sampling_params {
   // top_logprobs; vLLM's SamplingParams.logprobs). Absent: no logprobs at all.
   std::optional<std::int32_t> logprobs{};
 
+  // Logits processing before the pipeline above (runtime/sampling/logits_processing.h).
+  // OpenAI's penalties over the tokens generated so far: logit -= frequency_penalty * count
+  // and -= presence_penalty once a token occurred. Both in [-2, 2]; 0 = off.
+  float presence_penalty = 0.0f;
+  float frequency_penalty = 0.0f;
+  // HF's / vLLM's, over the prompt and the generated tokens: a token that occurred has a
+  // positive logit divided by it and a negative one multiplied. > 0; 1 = off.
+  float repetition_penalty = 1.0f;
+  // OpenAI's logit_bias: (token, bias in [-100, 100]) added to the logit. Ids are unique;
+  // checking them against the vocabulary is the engine's (it knows the vocabulary).
+  std::vector<std::pair<token_id, float>> logit_bias{};
+  // vLLM's min_tokens: EOS and the stop token ids cannot be sampled before this many tokens
+  // were generated.
+  std::uint32_t min_tokens = 0;
+
   [[nodiscard]] bool is_greedy() const;
   [[nodiscard]] bool top_k_enabled() const { return top_k > 0; }
   [[nodiscard]] bool top_p_enabled() const { return top_p < 1.0f; }
   [[nodiscard]] bool min_p_enabled() const { return min_p > 0.0f; }
+  [[nodiscard]] bool has_penalties() const {
+    return presence_penalty != 0.0f || frequency_penalty != 0.0f || repetition_penalty != 1.0f;
+  }
 
   // Ok, or invalid_argument naming the field, its allowed range and the value given.
   [[nodiscard]] status validate() const;
+  // The part of validate() for the logits processing fields.
+  [[nodiscard]] status validate_processing() const;
 };
 
 inline constexpr float k_greedy_temperature_epsilon = 1e-5f;
 // vLLM's default max_logprobs; OpenAI allows top_logprobs up to 20.
 inline constexpr std::int32_t k_max_logprobs = 20;
+// OpenAI's limit on |logit_bias| values.
+inline constexpr float k_max_logit_bias = 100.0f;
 
 }  // namespace pagedserve

@@ -1,0 +1,45 @@
+#include "runtime/sampling/logits_processing.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace pagedserve {
+
+std::vector<logit_edit> logit_edits(const sampling_params& params,
+                                    std::span<const token_id> held_stop_ids,
+                                    std::size_t num_generated) {
+  std::vector<logit_edit> edits;
+  edits.reserve(params.logit_bias.size() + held_stop_ids.size());
+  for (const auto& [token, bias] : params.logit_bias) edits.push_back({token, bias});
+  if (num_generated < params.min_tokens) {
+    for (const token_id t : held_stop_ids) edits.push_back({t, k_ban_bias});
+  }
+  // Bans first among equal ids, so the kept edit of a token is its ban when it has one.
+  std::sort(edits.begin(), edits.end(), [](const logit_edit& a, const logit_edit& b) {
+    return a.token != b.token ? a.token < b.token : a.bias < b.bias;
+  });
+  edits.erase(
+      std::unique(edits.begin(), edits.end(),
+                  [](const logit_edit& a, const logit_edit& b) { return a.token == b.token; }),
+      edits.end());
+  return edits;
+}
+
+void process_logits(std::span<float> logits, const sampling_params& params,
+                    std::span<const logit_edit> edits, const token_counts* counts) {
+  for (const logit_edit& e : edits) {
+    assert(e.token >= 0 && static_cast<std::size_t>(e.token) < logits.size());
+    float& logit = logits[static_cast<std::size_t>(e.token)];
+    logit = edited_logit(logit, e.bias);
+  }
+  if (!params.has_penalties()) return;
+  assert(counts != nullptr);
+  for (const auto& [token, packed] : counts->packed()) {
+    if (token < 0 || static_cast<std::size_t>(token) >= logits.size()) continue;
+    float& logit = logits[static_cast<std::size_t>(token)];
+    logit = penalized_logit(logit, packed, params.presence_penalty, params.frequency_penalty,
+                            params.repetition_penalty);
+  }
+}
+
+}  // namespace pagedserve
