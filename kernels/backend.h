@@ -130,6 +130,16 @@ class backend {
   // Whether sample() exists here; otherwise the host samples from copied logits.
   [[nodiscard]] virtual bool samples_on_device() const { return false; }
   virtual void sample(const sample_params& /*p*/) { KERNEL_CHECK("sample", samples_on_device()); }
+  // The logits processing that goes with sample() (where samples_on_device()).
+  virtual void process_logits(const process_logits_params& /*p*/) {
+    KERNEL_CHECK("process_logits", samples_on_device());
+  }
+  virtual void count_tokens(const count_tokens_params& /*p*/) {
+    KERNEL_CHECK("count_tokens", samples_on_device());
+  }
+  virtual void count_sampled(const count_sampled_params& /*p*/) {
+    KERNEL_CHECK("count_sampled", samples_on_device());
+  }
 };
 
 // The default marker: every check waits for the whole backend (exact for a backend whose ops

@@ -150,6 +150,7 @@ struct scatter_tokens_params {
 // (runtime/sampling/sampler.h), step for step. The uniform of the draw is
 // philox_uniform(seed, sequence_index, draw) (runtime/sampling/philox.h), computed on the
 // device.
+// The last six words are the row's logits processing (process_logits_params), done first.
 struct sampling_row {
   float temperature = 1.0F;  // below 1e-5: greedy (argmax, lowest id on ties)
   float top_p = 1.0F;        // 1: off
@@ -158,6 +159,12 @@ struct sampling_row {
   std::uint64_t seed = 0;
   std::uint64_t sequence_index = 0;
   std::uint64_t draw = 0;  // draws this sequence made before
+  float presence_penalty = 0.0F;
+  float frequency_penalty = 0.0F;
+  float repetition_penalty = 1.0F;
+  std::int32_t penalty_slot = -1;  // the row of process_logits_params::counts; -1: none
+  std::int32_t edit_begin = 0;     // the row's edits: [edit_begin, edit_begin + edit_count)
+  std::int32_t edit_count = 0;
 };
 inline constexpr std::int64_t sampling_row_words = sizeof(sampling_row) / 4;
 static_assert(sizeof(sampling_row) % 8 == 0, "rows of an i32 tensor, 8-byte aligned");
@@ -167,6 +174,32 @@ struct sample_params {
   tensor token_ids;  // [rows] i32
   tensor logits;     // [rows, vocab] f32
   tensor rows;       // [rows, sampling_row_words] i32: the bytes of sampling_row values
+};
+
+// The host's logits processing (runtime/sampling/logits_processing.h) on every row, in
+// place, bit for bit: the row's edits (each token once: logit + bias, or -inf where the bias
+// is -inf), then, where the row has a penalty slot, its penalties for every token whose
+// packed count (runtime/sampling/token_counts.h) is not 0.
+struct process_logits_params {
+  tensor logits;  // [rows, vocab] f32
+  tensor rows;    // [rows, sampling_row_words] i32
+  tensor edits;   // [n, 2] i32: (token, bias as f32 bits); n may be 0
+  tensor counts;  // [slots, vocab] i32 packed counts; may be empty when no row has a slot
+};
+
+// Builds packed counts: for each entry (slot, token, kind), kind 0 marks the token as in the
+// prompt (| 1), kind 1 counts one generation of it (+ 2).
+struct count_tokens_params {
+  tensor counts;   // [slots, vocab] i32
+  tensor entries;  // [n, 3] i32; n may be 0
+};
+
+// Counts each row's sampled token as generated: counts[slot, token_ids[r]] += 2 for every row
+// r whose sampling_row has a penalty slot.
+struct count_sampled_params {
+  tensor counts;     // [slots, vocab] i32
+  tensor token_ids;  // [rows] i32
+  tensor rows;       // [rows, sampling_row_words] i32
 };
 
 // out = a + b, element-wise; out may alias a or b.

@@ -177,7 +177,7 @@ if wants tests; then
 fi
 
 if wants benchmarks; then
-  run_bench bench_cuda_kernels "--runs ${BENCH_RUNS:-100}" '^(kernel|decode|prefill|sample|gemm|device)'
+  run_bench bench_cuda_kernels "--runs ${BENCH_RUNS:-100}" '^(kernel|decode|prefill|sample|process_logits|gemm|device)'
   run_bench bench_cuda_decode "--model-config config/models/llama-3.2-1b.json --batches 1,64,256 --context 1024" \
     '^(batch|[0-9]|captured|weights|device)'
 fi

@@ -3,7 +3,8 @@
 //   decode paged attention, bf16, 16-token blocks in a shuffled order: achieved bandwidth
 //     over the K/V bytes it must read, against 4.27 TB/s (goal >= 75%)
 //   prefill attention on tensor cores: causal FLOPs per second against 789 TFLOP/s
-//   sampling on the device: microseconds per step of 256 rows of a 128k vocabulary
+//   sampling on the device: microseconds per step of 256 rows of a 128k vocabulary, and the
+//     logits processing (penalties, logit_bias) before it, against the copy bandwidth
 //   the GEMMs of a Llama-3.2-1B decode step at batch 256 (cuBLAS): TFLOP/s and GB/s
 // Inputs are random on the device (never zeros). Each figure: warm-ups, then the median of
 // many runs timed with CUDA events. On the SIMT emulator the shapes shrink and the times
@@ -158,6 +159,46 @@ figure sampling(backend& cuda, int rows, int vocab, bool truncated, int runs) {
           4.0 * rows * vocab, 0.0, "GB/s"};
 }
 
+// Penalties on every row (packed counts with ~1,000 tokens seen per row) plus 8 logit_bias
+// edits per row: the logits processing that runs before sample on a step of `rows` rows.
+// The amount is the counts and logits it must read (both [rows, vocab] i32/f32).
+figure logits_processing(backend& cuda, int rows, int vocab, int runs) {
+  buffer logits = random_tensor(cuda, dtype::f32, {rows, vocab}, 6, 8.0F);
+  std::mt19937 gen(3);
+  std::uniform_int_distribution<int> token(0, vocab - 1);
+  std::vector<std::int32_t> entries, edits;
+  std::vector<kernels::sampling_row> host(static_cast<std::size_t>(rows));
+  for (int r = 0; r < rows; ++r) {
+    for (int i = 0; i < 1000; ++i) entries.insert(entries.end(), {r, token(gen), i % 2});
+    kernels::sampling_row& row = host[static_cast<std::size_t>(r)];
+    row.presence_penalty = 0.5F;
+    row.frequency_penalty = 0.3F;
+    row.repetition_penalty = 1.1F;
+    row.penalty_slot = r;
+    row.edit_begin = 8 * r;
+    row.edit_count = 8;
+    for (int e = 0; e < 8; ++e) edits.insert(edits.end(), {e * 97 + r % 97, 0x40000000});
+  }
+  buffer counts = cuda.allocate(dtype::i32, {rows, vocab});
+  cuda.fill_zero(counts.view());
+  const auto num_entries = static_cast<std::int64_t>(entries.size() / 3);
+  buffer entry_table = cuda.allocate(dtype::i32, {num_entries, 3});
+  cuda.copy_from_host(entry_table.view(), entries.data());
+  cuda.count_tokens({counts.view(), entry_table.view()});
+  buffer edit_table = cuda.allocate(dtype::i32, {8 * std::int64_t{rows}, 2});
+  cuda.copy_from_host(edit_table.view(), edits.data());
+  buffer settings = cuda.allocate(dtype::i32, {rows, kernels::sampling_row_words});
+  cuda.copy_from_host(settings.view(), host.data());
+  return {
+      "process_logits penalties + 8 biases " + std::to_string(rows) + "x" + std::to_string(vocab),
+      median_seconds(
+          cuda, 5, runs,
+          [&] {
+            cuda.process_logits({logits.view(), settings.view(), edit_table.view(), counts.view()});
+          }),
+      8.0 * rows * vocab, h200_copy_bytes_per_s, "GB/s"};
+}
+
 figure gemm(backend& cuda, const std::string& what, int rows, int out_features, int in_features,
             int runs) {
   buffer x = random_tensor(cuda, dtype::bf16, {rows, in_features}, 8, 1.0F);
@@ -198,6 +239,7 @@ int run(int runs) {
     print(decode_attention(cuda, llama_1b, 4, 300, runs));
     print(prefill_attention(cuda, llama_1b, 1, 64, runs));
     print(sampling(cuda, 4, 5000, true, runs));
+    print(logits_processing(cuda, 4, 5000, runs));
     print(gemm(cuda, "qkv", 4, 384, 256, runs));
     return 0;
   }
@@ -211,6 +253,7 @@ int run(int runs) {
   print(prefill_attention(cuda, llama_8b, 1, 4096, runs));
   print(sampling(cuda, 256, 128256, false, runs));
   print(sampling(cuda, 256, 128256, true, runs));
+  print(logits_processing(cuda, 256, 128256, runs));
   print(gemm(cuda, "qkv", 256, 3072, 2048, runs));
   print(gemm(cuda, "o_proj", 256, 2048, 2048, runs));
   print(gemm(cuda, "gate/up", 256, 8192, 2048, runs));

@@ -125,6 +125,9 @@ class cuda_backend final : public backend {
 
   [[nodiscard]] bool samples_on_device() const override { return true; }
   void sample(const sample_params& p) override { cuda::sample(p, stream_); }
+  void process_logits(const process_logits_params& p) override { cuda::process_logits(p, stream_); }
+  void count_tokens(const count_tokens_params& p) override { cuda::count_tokens(p, stream_); }
+  void count_sampled(const count_sampled_params& p) override { cuda::count_sampled(p, stream_); }
 
   void argmax_rows(const tensor& logits, const tensor& token_ids) {
     cuda::argmax_rows(logits, token_ids, stream_);

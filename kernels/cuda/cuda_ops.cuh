@@ -47,6 +47,10 @@ void argmax_rows(const tensor& logits, const tensor& token_ids, cudaStream_t str
 
 // The host sampler's pick for every row (kernels/ops.h sample_params), one block per row.
 void sample(const sample_params& p, cudaStream_t stream);
+// The logits processing before sample() and the packed token counts it reads (kernels/ops.h).
+void process_logits(const process_logits_params& p, cudaStream_t stream);
+void count_tokens(const count_tokens_params& p, cudaStream_t stream);
+void count_sampled(const count_sampled_params& p, cudaStream_t stream);
 
 // Fills an f32 or bf16 tensor with uniform values in [-scale, scale) from a counter-based
 // hash of (seed, index): benchmark inputs without a host round trip.

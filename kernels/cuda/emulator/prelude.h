@@ -152,6 +152,12 @@ T atomicMin(T* address, T value) {
   return old;
 }
 template <class T>
+T atomicOr(T* address, T value) {
+  const T old = *address;
+  *address = old | value;
+  return old;
+}
+template <class T>
 T atomicExch(T* address, T value) {
   const T old = *address;
   *address = value;
@@ -168,6 +174,7 @@ T atomicCAS(T* address, T compare, T value) {
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
 inline float rsqrtf(float x) { return 1.0F / std::sqrt(x); }
 inline float __expf(float x) { return std::exp(x); }
 inline float __logf(float x) { return std::log(x); }
