@@ -88,13 +88,25 @@ typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
   std::uint64_t seed = x.seed.value_or(0);
   bool has_logprobs = x.logprobs.has_value();
   std::int32_t logprobs = x.logprobs.value_or(0);
+  std::vector<token_id> bias_tokens;
+  std::vector<float> bias_values;
+  for (const auto& [token, bias] : x.logit_bias) {
+    bias_tokens.push_back(token);
+    bias_values.push_back(bias);
+  }
   auto load = caf::meta::load_callback([&]() -> caf::error {
     x.seed = has_seed ? std::optional<std::uint64_t>(seed) : std::nullopt;
     x.logprobs = has_logprobs ? std::optional<std::int32_t>(logprobs) : std::nullopt;
+    if (bias_tokens.size() != bias_values.size()) return caf::sec::invalid_argument;
+    x.logit_bias.clear();
+    for (std::size_t i = 0; i < bias_tokens.size(); ++i) {
+      x.logit_bias.emplace_back(bias_tokens[i], bias_values[i]);
+    }
     return caf::none;
   });
   return f(caf::meta::type_name("sampling_params"), x.temperature, x.top_p, x.top_k, x.min_p,
-           has_seed, seed, has_logprobs, logprobs, load);
+           has_seed, seed, has_logprobs, logprobs, x.presence_penalty, x.frequency_penalty,
+           x.repetition_penalty, bias_tokens, bias_values, x.min_tokens, load);
 }
 
 template <class Inspector>

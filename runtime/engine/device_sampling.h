@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "runtime/engine/device_token_counts.h"
 #include "runtime/sampling/sampler.h"
 #include "runtime/sampling/sampling_params.h"
 
@@ -33,6 +34,17 @@ inline constexpr std::size_t k_max_steps_in_flight = 2;
 // Appends a row's words to a step's trailer.
 void append_words(const kernels::sampling_row& row, std::vector<std::int32_t>& words);
 
+// What a step's rows ask of the logits processing beyond their sampling_rows.
+struct step_processing {
+  std::vector<std::int32_t> edits;  // (token, bias bits) pairs; the rows' ranges index them
+  // Packed counts of the sequences (re)loaded this step: their slots are cleared, then
+  // counted from these (slot, token, kind) triples (kernels/ops.h count_tokens_params).
+  std::vector<std::int32_t> cleared_slots;
+  std::vector<std::int32_t> count_entries;
+  bool processes = false;  // some row has edits or a penalty slot
+  bool counts = false;     // some row has a penalty slot
+};
+
 // Device figures of one step, from its markers (nullopt: no device clock).
 struct device_step_timing {
   std::optional<double> busy_s;
@@ -42,15 +54,17 @@ struct device_step_timing {
 class device_sampler {
  public:
   // Room for steps of up to `max_rows` rows (grows on demand, waiting for the backend).
-  device_sampler(kernels::backend& backend, std::int64_t max_rows);
+  device_sampler(kernels::backend& backend, std::int64_t max_rows, std::int64_t vocab);
 
   // Marks the start of step `step` on the stream: call before enqueueing its forward.
   void begin(std::uint64_t step);
   // Enqueues the sampling of `logits` ([rows, vocab] f32) with `rows` (the trailer's device
   // copy, [rows * sampling_row_words] i32), the ids' copy to the host, and (keep_logits)
-  // the logits' copy too; then marks the step's end.
+  // the logits' copy too, made before `processing` changes them; then marks the step's end.
   void sample(std::uint64_t step, const kernels::tensor& logits, const kernels::tensor& rows,
-              bool keep_logits);
+              bool keep_logits, const step_processing& processing);
+  // The penalties' counts (slots are taken and returned by the executor).
+  [[nodiscard]] device_token_counts& counts() { return counts_; }
   // The step's sampled ids on the device (valid for the next step's device tokens).
   [[nodiscard]] kernels::tensor tokens_on_device(std::uint64_t step) const;
 
@@ -76,14 +90,24 @@ class device_sampler {
     std::int64_t rows = 0;
     std::int64_t vocab = 0;
     std::unique_ptr<kernels::stream_marker> start, end;
+    // The step's edits and count entries, staged in pinned memory for one enqueued copy.
+    kernels::buffer upload;
+    std::shared_ptr<void> host_upload;
+    std::int64_t upload_room = 0;
   };
   [[nodiscard]] static std::size_t index(std::uint64_t step) { return step % k_slots; }
   // Room for `rows` in one slot; waits for the backend first when it reallocates (the next
   // step may still read the old ids).
   void reserve(slot& s, std::int64_t rows);
+  // Enqueues the counts' rebuild and the processing of `logits` by `rows`.
+  void process(slot& s, const kernels::tensor& logits, const kernels::tensor& rows,
+               const step_processing& processing);
+  // The step's edits and count entries on the device (one copy from pinned memory).
+  [[nodiscard]] kernels::tensor stage(slot& s, const step_processing& processing);
 
   kernels::backend& backend_;
   std::array<slot, k_slots> slots_;
+  device_token_counts counts_;
 };
 
 }  // namespace pagedserve

@@ -1,6 +1,7 @@
 // model_step_executor's device path: the forward and the sampling of a step enqueued on the
 // device; tokens sampled there feed the next step without a round trip through the host.
 
+#include <bit>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
                                             in_flight_step& f) {
   std::vector<forward::device_token> device_tokens;
   std::vector<std::int32_t> trailer;
+  step_processing processing;
   std::optional<std::uint64_t> source_step;
   std::int32_t token_row = 0;
   std::int32_t row = 0;
@@ -38,10 +40,13 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
           {token_row + static_cast<std::int32_t>(s->pending->position - entry.first_position),
            s->pending->row});
     }
+    if (entry.kind != schedule_kind::continuing) add_count_load(*s, processing);
     token_row += static_cast<std::int32_t>(entry.num_scheduled_tokens);
     s->num_computed = entry.first_position + entry.num_scheduled_tokens;
     if (entry.samples) {
-      append_words(take_sampling_row(s->params, s->sampler), trailer);
+      kernels::sampling_row sampling = take_sampling_row(s->params, s->sampler);
+      add_processing(*s, sampling, processing);
+      append_words(sampling, trailer);
       s->tokens.push_back(0);  // placeholder: the device knows it
       s->pending = pending_sample{plan.step, row, s->tokens.size() - 1};
       f.answers.push_back({entry.seq, row, s->params.logprobs, 0, std::nullopt});
@@ -60,10 +65,38 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
   sampler_->begin(plan.step);
   forward_->enqueue(batch, *cache_);
   f.replayed_graph = forward_->last_replayed_graph();
-  sampler_->sample(plan.step, forward_->last_logits(), forward_->last_trailer(), keep_logits);
+  sampler_->sample(plan.step, forward_->last_logits(), forward_->last_trailer(), keep_logits,
+                   processing);
   f.on_device = true;
   f.previous_device_step = last_device_step_;
   last_device_step_ = plan.step;
+}
+
+void model_step_executor::add_processing(live_sequence& s, kernels::sampling_row& row,
+                                         step_processing& processing) {
+  row.penalty_slot = s.penalty_slot;
+  const std::vector<logit_edit> edits = s.edits();
+  row.edit_begin = static_cast<std::int32_t>(processing.edits.size() / 2);
+  row.edit_count = static_cast<std::int32_t>(edits.size());
+  for (const logit_edit& e : edits) {
+    processing.edits.push_back(e.token);
+    processing.edits.push_back(std::bit_cast<std::int32_t>(e.bias));
+  }
+  processing.processes = processing.processes || !edits.empty() || s.penalty_slot >= 0;
+  processing.counts = processing.counts || s.penalty_slot >= 0;
+}
+
+// A (re)loaded sequence's device counts, from every token it has (none is pending then).
+void model_step_executor::add_count_load(const live_sequence& s, step_processing& processing) {
+  if (s.penalty_slot < 0) return;
+  processing.cleared_slots.push_back(s.penalty_slot);
+  auto add = [&](std::span<const token_id> tokens, std::int32_t kind) {
+    for (const token_id t : tokens) {
+      processing.count_entries.insert(processing.count_entries.end(), {s.penalty_slot, t, kind});
+    }
+  };
+  add(s.prompt(), 0);
+  add(s.generated(), 1);
 }
 
 // The step's samples, read from the host copy; each placeholder they answer is replaced

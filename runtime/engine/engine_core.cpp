@@ -129,7 +129,8 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
     c.index = i;
     c.internal = completion_id{next_internal_++};
     c.stream = std::make_unique<output_stream>(
-        setup_.tok, state->request.stop, state->request.skip_special_tokens, state->prompt_ids);
+        setup_.tok, state->request.stop, state->request.skip_special_tokens, state->prompt_ids,
+        state->request.sampling.min_tokens);
   }
   // Completion 0 goes first; its siblings follow once its prompt is computed (see
   // add_siblings), so they find the prompt's full blocks in the prefix cache.
@@ -157,7 +158,15 @@ bool engine_core_base::plan(double now, step_message& msg) {
     if (entry.kind != sched::schedule_kind::new_sequence) continue;
     completion& c = *by_internal_id_.at(entry.request);
     if (!c.first_scheduled) c.first_scheduled = now;
-    msg.new_sequences.push_back(sequence_sampling{entry.seq, c.owner->request.sampling, c.index});
+    const request_state& owner = *c.owner;
+    sequence_sampling added{entry.seq, owner.request.sampling, c.index};
+    added.num_prompt_tokens = static_cast<std::uint32_t>(owner.prompt_ids.size());
+    added.held_stop_token_ids = owner.request.stop_token_ids;
+    if (!owner.request.ignore_eos) {
+      added.held_stop_token_ids.insert(added.held_stop_token_ids.end(),
+                                       setup_.eos_token_ids.begin(), setup_.eos_token_ids.end());
+    }
+    msg.new_sequences.push_back(std::move(added));
   }
   count_step(msg.plan);
   return true;

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <span>
 #include <utility>
+#include <vector>
 
 #include "runtime/engine/model_step_executor.h"
 
@@ -28,13 +29,24 @@ void model_step_executor::run_on_host(const step_plan& plan,
     s->num_computed = entry.first_position + entry.num_scheduled_tokens;
     if (!entry.samples) continue;
     const std::span<const float> logits = out.last(this_row);
-    const token_id next = sample(logits, s->params, s->sampler);
+    const token_id next = sample_on_host(logits, *s);
     s->tokens.push_back(next);
+    if (s->params.has_penalties()) s->counts.add_generated(next);
     answer& a = f.answers.emplace_back(
         answer{entry.seq, static_cast<std::int32_t>(this_row), std::nullopt, next, std::nullopt});
     // The raw distribution (before temperature and truncation), as vLLM reports by default.
     if (s->params.logprobs) a.host_logprobs = compute_logprobs(logits, next, *s->params.logprobs);
   }
+}
+
+// The sampler's pick from the logits after the sequence's processing (logits_processing.h).
+token_id model_step_executor::sample_on_host(std::span<const float> logits, live_sequence& s) {
+  const std::vector<logit_edit> edits = s.edits();
+  if (edits.empty() && !s.params.has_penalties()) return sample(logits, s.params, s.sampler);
+  thread_local std::vector<float> processed;
+  processed.assign(logits.begin(), logits.end());
+  process_logits(processed, s.params, edits, &s.counts);
+  return sample(processed, s.params, s.sampler);
 }
 
 sched::step_output model_step_executor::host_output(in_flight_step& f) {

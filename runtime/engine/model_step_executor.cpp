@@ -115,9 +115,22 @@ collected_step model_step_executor::collect() {
   return c;
 }
 
+std::vector<logit_edit> live_sequence::edits() const {
+  if (params.logit_bias.empty() && num_generated() >= params.min_tokens) return {};
+  return logit_edits(params, held_stop_token_ids, num_generated());
+}
+
+// A sequence goes with its device counts' slot.
+void model_step_executor::erase(seq_id seq) {
+  const auto it = sequences_.find(seq);
+  if (it == sequences_.end()) return;
+  if (it->second.penalty_slot >= 0) sampler_->counts().release(it->second.penalty_slot);
+  sequences_.erase(it);
+}
+
 // Finished sequences go entirely; preempted ones keep only their sampling.
 void model_step_executor::forget(const step_plan& plan) {
-  for (const seq_id gone : plan.finished) sequences_.erase(gone);
+  for (const seq_id gone : plan.finished) erase(gone);
   for (const seq_id gone : plan.preempted) {
     const auto it = sequences_.find(gone);
     if (it == sequences_.end()) continue;  // dropped by a failed step
@@ -129,8 +142,10 @@ void model_step_executor::forget(const step_plan& plan) {
 void model_step_executor::register_sampling(const step_plan& plan,
                                             std::span<const sequence_sampling> added) {
   for (const sequence_sampling& a : added) {
-    if (!sequences_.try_emplace(a.seq, a.params, a.sequence_index).second) {
-      die(plan.step, a.seq, "sampling registered twice for a live sequence");
+    const auto [it, inserted] = sequences_.try_emplace(a.seq, a);
+    if (!inserted) die(plan.step, a.seq, "sampling registered twice for a live sequence");
+    if (sampler_ != nullptr && a.params.has_penalties()) {
+      it->second.penalty_slot = sampler_->counts().acquire();
     }
   }
 }
@@ -160,6 +175,11 @@ live_sequence* model_step_executor::take_entry(std::uint64_t step,
   if (entry.kind != schedule_kind::continuing) s.pending.reset();
   // The plan must agree with what this executor knows (a broken protocol: abort).
   if (auto why = s.apply(entry, plan_->sched.block_size)) die(step, entry.seq, *why);
+  // (Re)loaded: the host's counts start again from the entry's tokens (the device's are
+  // rebuilt by the step, add_count_load).
+  if (entry.kind != schedule_kind::continuing && s.params.has_penalties() && sampler_ == nullptr) {
+    s.counts.reset(s.prompt(), s.generated());
+  }
   return &s;
 }
 
@@ -179,7 +199,7 @@ forward::forward_batch model_step_executor::batch_of(
 
 // Every sequence of a failed step goes: its cache contents and sampler state are unknown.
 void model_step_executor::drop(const std::vector<seq_id>& members) {
-  for (const seq_id seq : members) sequences_.erase(seq);
+  for (const seq_id seq : members) erase(seq);
 }
 
 }  // namespace pagedserve::detail

@@ -18,6 +18,7 @@
 #include "runtime/engine/step_executor.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/forward/paged_kv_cache.h"
+#include "runtime/sampling/logits_processing.h"
 #include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/sampler.h"
 #include "runtime/sched/sequence_mirror.h"
@@ -41,12 +42,31 @@ struct pending_sample {
 // loaded again by its resumed entry. The sampler state survives preemption, so a resumed
 // sequence continues its random stream where it stopped.
 struct live_sequence : sched::sequence_mirror {
-  live_sequence(const sampling_params& p, std::uint64_t sequence_index)
-      : params(p), sampler(sampler_state::create(p, sequence_index)) {}
+  explicit live_sequence(const sequence_sampling& s)
+      : params(s.params),
+        sampler(sampler_state::create(s.params, s.sequence_index)),
+        num_prompt_tokens(s.num_prompt_tokens),
+        held_stop_token_ids(s.held_stop_token_ids) {}
+
+  [[nodiscard]] std::size_t num_generated() const {
+    return tokens.size() > num_prompt_tokens ? tokens.size() - num_prompt_tokens : 0;
+  }
+  [[nodiscard]] std::span<const token_id> prompt() const {
+    return std::span<const token_id>(tokens).first(tokens.size() - num_generated());
+  }
+  [[nodiscard]] std::span<const token_id> generated() const {
+    return std::span<const token_id>(tokens).last(num_generated());
+  }
+  // The next token's logit edits (logit_bias, min_tokens).
+  [[nodiscard]] std::vector<logit_edit> edits() const;
 
   sampling_params params;
   sampler_state sampler;
   std::optional<pending_sample> pending;
+  std::size_t num_prompt_tokens = 0;
+  std::vector<token_id> held_stop_token_ids;
+  token_counts counts;             // host sampling with penalties: kept up to date
+  std::int32_t penalty_slot = -1;  // device sampling with penalties: its device_token_counts row
 };
 
 // One sampling entry of a step, answered at collect.
@@ -107,6 +127,12 @@ class model_step_executor final : public step_executor {
                          in_flight_step& f);
   void run_on_host(const step_plan& plan, const std::vector<live_sequence*>& members,
                    in_flight_step& f);
+  [[nodiscard]] token_id sample_on_host(std::span<const float> logits, live_sequence& s);
+  // Adds the row's logits processing to `processing` and `row`.
+  static void add_processing(live_sequence& s, kernels::sampling_row& row,
+                             step_processing& processing);
+  static void add_count_load(const live_sequence& s, step_processing& processing);
+  void erase(seq_id seq);
   [[nodiscard]] result<sched::step_output> read_device_samples(const in_flight_step& f);
   [[nodiscard]] static sched::step_output host_output(in_flight_step& f);
   void drop(const std::vector<seq_id>& members);

@@ -21,7 +21,8 @@ std::size_t char_start(std::string_view text, std::size_t pos) {
 
 output_stream::output_stream(std::shared_ptr<const tokenizer> tok,
                              std::vector<std::string> stop_strings, bool skip_special_tokens,
-                             std::span<const token_id> prompt) {
+                             std::span<const token_id> prompt, std::uint32_t min_tokens)
+    : unsearched_tokens_(min_tokens) {
   if (tok == nullptr) return;  // ids only: no text, so no stop string can ever match
   detokenizer_.emplace(std::move(tok), skip_special_tokens, prompt);
   // An empty stop string would match before any text: it is treated as absent.
@@ -78,6 +79,11 @@ output_stream::delta output_stream::push(token_id id) {
   std::string piece = detokenizer_->push(id);
   if (stop_strings_.empty()) {
     out.text = std::move(piece);
+    return out;
+  }
+  if (unsearched_tokens_ > 0) {  // min_tokens: the text so far is final, unsearched
+    --unsearched_tokens_;
+    out.text = std::exchange(held_, {}) + piece;
     return out;
   }
   // Only the held text and the new piece are scanned: by the invariant on held_, any

@@ -6,6 +6,7 @@
 // everything after it is never emitted. Without a tokenizer text is always empty and only
 // ids flow (stop strings then never match: add_request rejects that combination).
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -27,9 +28,11 @@ class output_stream {
     std::optional<std::string> stop_string;  // set once a stop string matched
   };
 
-  // `tok` may be null. `prompt` seeds the detokenizer's context (never emitted).
+  // `tok` may be null. `prompt` seeds the detokenizer's context (never emitted). The text of
+  // the first `min_tokens` tokens is never searched for stop strings (vLLM's min_tokens).
   output_stream(std::shared_ptr<const tokenizer> tok, std::vector<std::string> stop_strings,
-                bool skip_special_tokens, std::span<const token_id> prompt);
+                bool skip_special_tokens, std::span<const token_id> prompt,
+                std::uint32_t min_tokens = 0);
 
   // Appends one sampled token. After a stop string matched, further pushes return nothing.
   [[nodiscard]] delta push(token_id id);
@@ -58,6 +61,7 @@ class output_stream {
   // so far that could still be the earliest starts inside it.
   std::string held_;
   bool stopped_ = false;
+  std::uint32_t unsearched_tokens_ = 0;  // pushes left whose text is not searched
 };
 
 }  // namespace pagedserve

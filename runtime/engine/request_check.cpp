@@ -27,6 +27,16 @@ status check_generation(const request_limits& limits, const generation_request& 
                    std::to_string(request.n));
   }
   if (status ok = request.sampling.validate(); !ok) return invalid(ok.err().message);
+  if (request.sampling.min_tokens > request.max_tokens) {
+    return invalid("min_tokens must be at most max_tokens (" + std::to_string(request.max_tokens) +
+                   "), got " + std::to_string(request.sampling.min_tokens));
+  }
+  for (const auto& [token, bias] : request.sampling.logit_bias) {
+    if (static_cast<std::uint32_t>(token) >= limits.vocab_size) {
+      return invalid("logit_bias token id " + std::to_string(token) +
+                     " is outside the vocabulary [0, " + std::to_string(limits.vocab_size) + ")");
+    }
+  }
   if (!request.stop.empty() && !limits.tok) {
     return invalid("stop strings need a tokenizer; this engine has none (use stop_token_ids)");
   }

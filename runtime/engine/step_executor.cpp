@@ -36,7 +36,8 @@ std::unique_ptr<step_executor> step_executor::create(step_executor_parts parts) 
                                                    plan.sched.block_size, plan.kv_cache_dtype));
   std::unique_ptr<device_sampler> sampler;
   if (plan.samples_on_device) {
-    sampler = std::make_unique<device_sampler>(backend, plan.sched.max_num_seqs);
+    sampler = std::make_unique<device_sampler>(backend, plan.sched.max_num_seqs,
+                                               parts.forward->config().vocab_size);
   }
   const std::size_t num_graphs = capture_graphs(plan, *parts.forward, *cache);
   return std::make_unique<detail::model_step_executor>(std::move(parts), std::move(cache),

@@ -30,6 +30,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/ids.h"
 #include "common/result.h"
@@ -50,6 +51,10 @@ struct sequence_sampling {
   seq_id seq;
   sampling_params params;
   std::uint64_t sequence_index = 0;  // which of the request's n completions (random stream)
+  // The penalties tell prompt from generated tokens (the plan's token lists do not).
+  std::uint32_t num_prompt_tokens = 0;
+  // What params.min_tokens holds back: EOS (unless ignore_eos) and the stop token ids.
+  std::vector<token_id> held_stop_token_ids{};
 };
 
 // What an executor is made of.

@@ -48,6 +48,11 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   req.sampling.temperature = 0.5f;
   req.sampling.top_k = 3;
   req.sampling.seed = 42;
+  req.sampling.presence_penalty = 0.5f;
+  req.sampling.frequency_penalty = -1.0f;
+  req.sampling.repetition_penalty = 1.2f;
+  req.sampling.logit_bias = {{7, 100.0f}, {3, -2.5f}};
+  req.sampling.min_tokens = 4;
   req.stop = {"END"};
   req.stop_token_ids = {9};
   req.n = 2;
@@ -61,6 +66,11 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   EXPECT_EQ(got.sampling.top_k, 3);
   EXPECT_EQ(got.sampling.seed, std::optional<std::uint64_t>(42));
   EXPECT_EQ(got.sampling.logprobs, std::nullopt);
+  EXPECT_EQ(got.sampling.presence_penalty, 0.5f);
+  EXPECT_EQ(got.sampling.frequency_penalty, -1.0f);
+  EXPECT_EQ(got.sampling.repetition_penalty, 1.2f);
+  EXPECT_EQ(got.sampling.logit_bias, req.sampling.logit_bias);
+  EXPECT_EQ(got.sampling.min_tokens, 4U);
   EXPECT_EQ(got.stop, req.stop);
   EXPECT_EQ(got.stop_token_ids, req.stop_token_ids);
   EXPECT_TRUE(got.ignore_eos);

@@ -160,6 +160,43 @@ TEST(device_step_executor, seeded_sampling_and_logprobs_equal_the_cpu_executors)
   }
 }
 
+// Penalties (counts kept on the device, built at load, counted by each step in flight),
+// logit_bias and min_tokens: the device path samples exactly the CPU executor's tokens,
+// through pipelined steps, decode graphs and a preemption that rebuilds the counts.
+TEST(device_step_executor, logits_processing_equals_the_cpu_executors_through_a_preemption) {
+  const golden_set g = load_golden("tiny-qwen3");
+  sampling_params params;
+  params.temperature = 0.8f;
+  params.seed = 7;
+  params.presence_penalty = 1.5f;
+  params.frequency_penalty = 0.5f;
+  params.repetition_penalty = 1.4f;
+  params.logit_bias = {{3, 2.5f}, {11, -1.0f}, {42, 4.0f}};
+  params.min_tokens = 4;
+  const std::vector<token_id> held = {g.greedy[0][0], g.greedy[1][0]};
+  DEVICE_EXECUTOR(device, base_config(g));
+  auto cpu = cpu_executor(base_config(g));
+  ASSERT_NE(cpu, nullptr);
+  const drive_options options{
+      .chunk = 13, .lookahead = true, .params = params, .held_stop_token_ids = held};
+  test_driver on_device(*device, options);
+  test_driver on_cpu(*cpu, options);
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    on_device.add(seq_of(i), g.prompts[i]);
+    on_cpu.add(seq_of(i), g.prompts[i]);
+  }
+  for (test_driver* driver : {&on_device, &on_cpu}) {
+    for (int guard = 0; driver->next_step() < 12 && guard < 20; ++guard) {
+      if (driver->next_step() == 9) driver->preempt_next(seq_of(2));  // decoding
+      ASSERT_TRUE(driver->step().ok());
+    }
+    driver->run_to_end(24);
+  }
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    EXPECT_EQ(on_device.generated(seq_of(i)), on_cpu.generated(seq_of(i))) << "prompt " << i;
+  }
+}
+
 // num_blocks 0: the pool is what gpu_memory_utilization leaves after a profiling forward.
 TEST(device_step_executor, pool_is_planned_from_device_memory) {
   const golden_set g = load_golden("tiny-qwen3");

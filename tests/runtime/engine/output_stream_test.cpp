@@ -182,6 +182,30 @@ TEST_P(output_stream_family, StopStringAtTheVeryFirstToken) {
   EXPECT_EQ(part.stop_push, first_text);
 }
 
+// vLLM's min_tokens: the first min_tokens tokens' text is not searched for stop strings, so
+// " quick" (inside them) does not stop the stream; "lazy" (after them) does.
+TEST_P(output_stream_family, MinTokensLeavesTheFirstTokensUnsearched) {
+  const auto ids = encode(sentence);
+  const std::string full = decode(ids);
+  const auto ends = token_ends(*tok_, ids);
+  const std::size_t quick_end = full.find(" quick") + 6;
+  std::uint32_t min_tokens = 0;
+  while (ends[min_tokens] < quick_end) ++min_tokens;
+  ++min_tokens;  // the token that completes " quick" is inside the first min_tokens
+  ASSERT_LT(ends[min_tokens - 1], full.find("lazy"));
+  output_stream stream(tok_, {" quick", "lazy"}, true, {}, min_tokens);
+  std::string text;
+  std::optional<std::string> stop;
+  for (const token_id id : ids) {
+    output_stream::delta d = stream.push(id);
+    text += d.text;
+    if (d.stop_string) stop = d.stop_string;
+  }
+  text += stream.flush();
+  EXPECT_EQ(stop, std::optional<std::string>("lazy"));
+  EXPECT_EQ(text, full.substr(0, full.find("lazy")));
+}
+
 TEST_P(output_stream_family, EarliestStopStringWins) {
   const auto ids = encode(sentence);
   const auto got = expect_matches_reference(ids, {"penguins", "lazy", "brown"});
