@@ -10,6 +10,7 @@
 #include "net/openai/chat_messages.h"
 #include "net/openai/chat_rendering.h"
 #include "net/openai/peer_fields.h"
+#include "net/openai/processing_fields.h"
 #include "net/openai/request_fields.h"
 
 namespace pagedserve::net {
@@ -104,6 +105,7 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   api_prompt prompt;
   prompt.request = std::move(base);
   prompt.request.max_tokens = std::get<std::uint32_t>(budget);
+  if (auto err = check_min_tokens(prompt.request)) return std::move(*err);
   prompt.request.prompt_token_ids = std::move(prompt_ids);
   prompt.request.add_special_tokens = false;
   prompt.request.sampling.logprobs = out.logprobs;

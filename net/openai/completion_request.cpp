@@ -9,6 +9,7 @@
 
 #include "net/openai/api_request.h"
 #include "net/openai/peer_fields.h"
+#include "net/openai/processing_fields.h"
 #include "net/openai/request_fields.h"
 
 namespace pagedserve::net {
@@ -167,6 +168,7 @@ parse_outcome parse_completion_request(const boost::json::value& body, const mod
     if (auto* err = std::get_if<api_error>(&budget)) return std::move(*err);
     prompt.request = base;
     prompt.request.max_tokens = std::get<std::uint32_t>(budget);
+    if (auto err = check_min_tokens(prompt.request)) return std::move(*err);
     prompt.request.prompt_token_ids = std::move(raw.ids);
     out.prompts.push_back(std::move(prompt));
   }

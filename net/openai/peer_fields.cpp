@@ -25,7 +25,7 @@ struct peer_field {
   bool chat_only = false;
 };
 
-constexpr std::array<peer_field, 33> k_peer_fields = {{
+constexpr std::array<peer_field, 32> k_peer_fields = {{
     // Structured output: vLLM >= 0.12, its legacy names, SGLang's.
     {"structured_outputs", neutral::absent, "structured output is not implemented yet"},
     {"guided_json", neutral::absent, "structured output is not implemented yet"},
@@ -39,7 +39,6 @@ constexpr std::array<peer_field, 33> k_peer_fields = {{
     {"regex", neutral::absent, "structured output is not implemented yet"},
     {"ebnf", neutral::absent, "structured output is not implemented yet"},
     // Sampling and stopping.
-    {"min_tokens", neutral::zero, "only 0 is accepted"},
     {"bad_words", neutral::empty_array, "only an empty list is accepted"},
     {"allowed_token_ids", neutral::absent, "no token allow-list"},
     {"logits_processors", neutral::absent, "no custom logits processors"},

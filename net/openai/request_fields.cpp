@@ -1,5 +1,7 @@
 #include "net/openai/request_fields.h"
 
+#include "net/openai/processing_fields.h"
+
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -117,23 +119,6 @@ void read_stop_token_ids(body_reader& reader, const model_context& model,
   }
 }
 
-// Fields the engine does not implement: their neutral values pass, anything else is a 400
-// rather than a silently different result.
-void read_unsupported(body_reader& reader) {
-  for (const char* penalty : {"presence_penalty", "frequency_penalty"}) {
-    if (const auto v = reader.number(penalty, -2.0, 2.0); v && *v != 0.0) {
-      reader.fail(unsupported(penalty, "only 0 is accepted"));
-    }
-  }
-  if (const auto v = reader.number("repetition_penalty", 0.0, 1e9, /*min_open=*/true);
-      v && *v != 1.0) {
-    reader.fail(unsupported("repetition_penalty", "only 1 is accepted"));
-  }
-  if (const boost::json::object* bias = reader.object("logit_bias"); bias && !bias->empty()) {
-    reader.fail(unsupported("logit_bias", "only an empty object is accepted"));
-  }
-}
-
 }  // namespace
 
 void read_common_fields(body_reader& reader, const model_context& model, api_request& out,
@@ -148,7 +133,7 @@ void read_common_fields(body_reader& reader, const model_context& model, api_req
   base.skip_special_tokens = reader.boolean("skip_special_tokens").value_or(true);
   base.priority =
       static_cast<std::int32_t>(reader.integer("priority", k_int32_min, k_int32_max).value_or(0));
-  read_unsupported(reader);
+  read_processing_fields(reader, model, base.sampling);
   base.n = out.n;
 }
 

@@ -23,7 +23,7 @@ inline constexpr double k_max_temperature = 2.0;
 
 // Reads model, n, best_of, stream, stream_options, user and the sampling fields
 // (temperature, top_p, top_k, min_p, seed, stop, stop_token_ids, ignore_eos,
-// skip_special_tokens, priority; penalties and logit_bias only at their neutral values)
+// skip_special_tokens, priority, and processing_fields.h's penalties, logit_bias, min_tokens)
 // into `out` and `base`, the generation_request every prompt of the request starts from.
 // Errors go to `reader` (a wrong model is a 404).
 void read_common_fields(body_reader& reader, const model_context& model, api_request& out,

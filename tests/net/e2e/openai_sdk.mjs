@@ -1,7 +1,7 @@
 // The official OpenAI Node SDK against `pagedserve serve` on the demo model: completions and
 // chat (plain and streamed), usage counts from the byte-level tokenizer, max_tokens, n,
-// logprobs, stream_options.include_usage, seeded determinism, models.list, errors as
-// APIError and the api key.
+// logprobs, stream_options.include_usage, seeded determinism, penalties and logit_bias,
+// models.list, errors as APIError and the api key.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -224,6 +224,84 @@ it('chat logprobs: content entries with top_logprobs', async () => {
     assert.ok(entry.logprob <= 0);
     assert.equal(entry.top_logprobs.length, 2);
   }
+});
+
+// The raw logprobs (before any processing) and OpenAI's published formula
+// mu[j] - c[j] * frequency_penalty - (c[j] > 0) * presence_penalty give every candidate's
+// score; greedy must pick the best of them. Candidates are told apart by their bytes: the
+// demo tokenizer's ASCII byte tokens (ids 16-143) have one byte each; the other bytes (a
+// lone one reads as U+FFFD) and the special tokens (no bytes) are kept out by a logit_bias
+// of -100 (they score -inf here).
+it('presence and frequency penalties follow OpenAI\'s formula on the raw logprobs', async () => {
+  const presence = 1.5;
+  const frequency = 0.7;
+  const no_specials = {}; // every id but the ASCII bytes
+  for (let id = 0; id < 512; ++id) if (id < 16 || id > 143) no_specials[String(id)] = -100;
+  const request = {
+    model: served_model_name,
+    messages: [{ role: 'user', content: 'repeat repeat repeat' }],
+    max_tokens: 24,
+    temperature: 0,
+    logprobs: true,
+    top_logprobs: 20,
+    logit_bias: no_specials,
+  };
+  const res = await client.chat.completions.create({
+    ...request,
+    presence_penalty: presence,
+    frequency_penalty: frequency,
+  });
+  const counts = new Map();
+  let differs_from_raw = 0;
+  for (const [t, entry] of res.choices[0].logprobs.content.entries()) {
+    assert.ok(entry.bytes.length === 1 && entry.bytes[0] < 128, `token ${t} is not ASCII`);
+    const score = (top) => {
+      if (top.bytes.length !== 1 || top.bytes[0] >= 128) return -Infinity;
+      const c = counts.get(String(top.bytes)) ?? 0;
+      return top.logprob - frequency * c - (c > 0 ? presence : 0);
+    };
+    const best = Math.max(...entry.top_logprobs.map(score));
+    assert.ok(score(entry) >= best - 1e-4, `token ${t}: ${score(entry)} below the best ${best}`);
+    if (String(entry.bytes) !== String(entry.top_logprobs[0].bytes)) differs_from_raw += 1;
+    counts.set(String(entry.bytes), (counts.get(String(entry.bytes)) ?? 0) + 1);
+  }
+  assert.ok(differs_from_raw > 0, 'the penalties never changed a pick');
+  const plain = await client.chat.completions.create(request);
+  assert.notEqual(plain.choices[0].message.content, res.choices[0].message.content);
+});
+
+it('logit_bias +100 on one token makes every sampled token that token', async () => {
+  const post = async (path, body) => {
+    const r = await fetch(`${server.base_url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(r.status, 200, `${path}: ${r.status}`);
+    return r.json();
+  };
+  const [token] = (await post('/tokenize', { prompt: 'Q', add_special_tokens: false })).tokens;
+  const max_tokens = 6;
+  const res = await client.completions.create({
+    model: served_model_name,
+    prompt: 'bias',
+    max_tokens,
+    temperature: 1.0,
+    seed: 5,
+    logit_bias: { [String(token)]: 100 },
+  });
+  const expected = await post('/detokenize', { tokens: Array(max_tokens).fill(token) });
+  assert.equal(res.choices[0].text, expected.prompt);
+  assert.equal(res.usage.completion_tokens, max_tokens);
+  await assert.rejects(
+    client.completions.create({
+      model: served_model_name,
+      prompt: 'bias',
+      max_tokens: 1,
+      logit_bias: { [String(token)]: 101 },
+    }),
+    (err) => err instanceof OpenAI.APIError && err.status === 400 && err.param === 'logit_bias',
+  );
 });
 
 it('models.list shows the served model', async () => {

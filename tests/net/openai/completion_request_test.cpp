@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/net/openai/openai_fixture.h"
 
 namespace pagedserve::net {
@@ -94,8 +96,8 @@ TEST(completion_request, EveryFieldReachesTheEngineRequest) {
     "stop_token_ids": [128001, 128009], "n": 2, "best_of": 2, "logprobs": 3,
     "ignore_eos": true, "stream": true,
     "stream_options": {"include_usage": true, "continuous_usage_stats": true},
-    "presence_penalty": 0, "frequency_penalty": 0.0, "repetition_penalty": 1,
-    "logit_bias": {}, "user": "u-1", "skip_special_tokens": false, "priority": -3,
+    "presence_penalty": 0.5, "frequency_penalty": -1.25, "repetition_penalty": 1.1,
+    "logit_bias": {"13": 100, "7": -2.5}, "min_tokens": 3, "user": "u-1", "skip_special_tokens": false, "priority": -3,
     "suffix": null, "add_special_tokens": false, "some_future_field": {"x": [1]}})");
   ASSERT_EQ(r.prompts.size(), 1U);
   const generation_request& g = r.prompts[0].request;
@@ -113,6 +115,13 @@ TEST(completion_request, EveryFieldReachesTheEngineRequest) {
   EXPECT_FALSE(g.skip_special_tokens);
   EXPECT_EQ(g.priority, -3);
   EXPECT_FALSE(g.add_special_tokens);
+  EXPECT_FLOAT_EQ(g.sampling.presence_penalty, 0.5f);
+  EXPECT_FLOAT_EQ(g.sampling.frequency_penalty, -1.25f);
+  EXPECT_FLOAT_EQ(g.sampling.repetition_penalty, 1.1f);
+  std::vector<std::pair<token_id, float>> bias = g.sampling.logit_bias;
+  std::sort(bias.begin(), bias.end());
+  EXPECT_EQ(bias, (std::vector<std::pair<token_id, float>>{{7, -2.5f}, {13, 100.0f}}));
+  EXPECT_EQ(g.sampling.min_tokens, 3U);
   EXPECT_TRUE(g.sampling.validate().ok());
   EXPECT_TRUE(r.stream);
   EXPECT_TRUE(r.include_usage);
