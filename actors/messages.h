@@ -113,7 +113,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, generation_request& x) {
   return f(caf::meta::type_name("generation_request"), x.prompt_token_ids, x.prompt, x.max_tokens,
            x.sampling, x.stop_token_ids, x.stop, x.ignore_eos, x.n, x.priority,
-           x.skip_special_tokens, x.add_special_tokens);
+           x.skip_special_tokens, x.add_special_tokens, x.include_stop_str_in_output);
 }
 
 template <class Inspector>

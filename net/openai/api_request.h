@@ -52,6 +52,9 @@ struct api_request {
   // `top_logprobs` N. Absent: no logprobs.
   std::optional<std::int32_t> logprobs;
   std::string user;  // passed through, unused
+  // vLLM's truncate_prompt_tokens (-1 already resolved to max_model_len): only the last this
+  // many prompt tokens are kept.
+  std::optional<std::uint32_t> truncate_prompt_tokens;
 };
 
 using parse_outcome = std::variant<api_request, api_error>;

@@ -99,6 +99,7 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   auto ids = render_prompt(chat, model);
   if (auto* err = std::get_if<api_error>(&ids)) return std::move(*err);
   std::vector<token_id>& prompt_ids = std::get<std::vector<token_id>>(ids);
+  truncate_prompt(out, prompt_ids);
 
   auto budget = resolve_max_tokens(prompt_ids.size(), requested, model, "messages", budget_param);
   if (auto* err = std::get_if<api_error>(&budget)) return std::move(*err);

@@ -162,6 +162,9 @@ parse_outcome parse_completion_request(const boost::json::value& body, const mod
                                  prompt.prompt_text)) {
       return std::move(*err);
     }
+    if (truncate_prompt(out, raw.ids) && model.tok != nullptr) {  // echo what was kept
+      prompt.prompt_text = model.tok->decode(raw.ids, base.skip_special_tokens);
+    }
     const auto requested = requested_max_tokens(object, reader, raw.ids.size(), model);
     if (reader.failed()) return reader.error();
     auto budget = resolve_max_tokens(raw.ids.size(), requested, model, "prompt", "max_tokens");

@@ -25,7 +25,7 @@ struct peer_field {
   bool chat_only = false;
 };
 
-constexpr std::array<peer_field, 32> k_peer_fields = {{
+constexpr std::array<peer_field, 30> k_peer_fields = {{
     // Structured output: vLLM >= 0.12, its legacy names, SGLang's.
     {"structured_outputs", neutral::absent, "structured output is not implemented yet"},
     {"guided_json", neutral::absent, "structured output is not implemented yet"},
@@ -43,7 +43,6 @@ constexpr std::array<peer_field, 32> k_peer_fields = {{
     {"allowed_token_ids", neutral::absent, "no token allow-list"},
     {"logits_processors", neutral::absent, "no custom logits processors"},
     {"custom_logit_processor", neutral::absent, "no custom logits processors"},
-    {"include_stop_str_in_output", neutral::false_value, "only false is accepted"},
     {"no_stop_trim", neutral::false_value, "only false is accepted"},
     {"stop_regex", neutral::absent, "no regular-expression stops"},
     {"use_beam_search", neutral::false_value, "no beam search"},
@@ -51,7 +50,6 @@ constexpr std::array<peer_field, 32> k_peer_fields = {{
     {"spaces_between_special_tokens", neutral::true_value, "only true is accepted"},
     // Output and prompt handling.
     {"prompt_logprobs", neutral::absent, "no prompt logprobs yet"},
-    {"truncate_prompt_tokens", neutral::absent, "prompts are never truncated"},
     {"return_token_ids", neutral::false_value, "only false is accepted"},
     {"return_tokens_as_token_ids", neutral::false_value, "only false is accepted"},
     {"return_hidden_states", neutral::false_value, "only false is accepted"},

@@ -119,7 +119,27 @@ void read_stop_token_ids(body_reader& reader, const model_context& model,
   }
 }
 
+// -1 means max_model_len (vLLM); more than max_model_len could never fit.
+void read_truncation(body_reader& reader, const model_context& model, api_request& out) {
+  const std::optional<std::int64_t> k =
+      reader.integer("truncate_prompt_tokens", -1, std::int64_t{model.max_model_len});
+  if (!k) return;
+  out.truncate_prompt_tokens = *k == -1 ? model.max_model_len : static_cast<std::uint32_t>(*k);
+  if (*out.truncate_prompt_tokens == 0) {
+    reader.fail(bad_request("'truncate_prompt_tokens' must be -1 or at least 1.",
+                            "truncate_prompt_tokens"));
+  }
+}
+
 }  // namespace
+
+bool truncate_prompt(const api_request& request, std::vector<token_id>& ids) {
+  if (!request.truncate_prompt_tokens || ids.size() <= *request.truncate_prompt_tokens) {
+    return false;
+  }
+  ids.erase(ids.begin(), ids.end() - *request.truncate_prompt_tokens);
+  return true;
+}
 
 void read_common_fields(body_reader& reader, const model_context& model, api_request& out,
                         generation_request& base) {
@@ -131,9 +151,11 @@ void read_common_fields(body_reader& reader, const model_context& model, api_req
   read_stop_token_ids(reader, model, base);
   base.ignore_eos = reader.boolean("ignore_eos").value_or(false);
   base.skip_special_tokens = reader.boolean("skip_special_tokens").value_or(true);
+  base.include_stop_str_in_output = reader.boolean("include_stop_str_in_output").value_or(false);
   base.priority =
       static_cast<std::int32_t>(reader.integer("priority", k_int32_min, k_int32_max).value_or(0));
   read_processing_fields(reader, model, base.sampling);
+  read_truncation(reader, model, out);
   base.n = out.n;
 }
 

@@ -43,6 +43,10 @@ void read_common_fields(body_reader& reader, const model_context& model, api_req
 std::optional<std::string> read_model_name(body_reader& reader, const model_context& model);
 [[nodiscard]] api_error model_not_found(const std::string& name);
 
+// Keeps the last request.truncate_prompt_tokens ids of `ids` (nothing when unset); returns
+// whether any were dropped.
+bool truncate_prompt(const api_request& request, std::vector<token_id>& ids);
+
 // Every prompt token id must be in [0, vocab_size).
 [[nodiscard]] std::optional<api_error> check_token_ids(const std::vector<token_id>& ids,
                                                        const model_context& model,

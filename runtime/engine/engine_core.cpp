@@ -128,9 +128,12 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
     c.owner = state.get();
     c.index = i;
     c.internal = completion_id{next_internal_++};
+    const generation_request& r = state->request;
     c.stream = std::make_unique<output_stream>(
-        setup_.tok, state->request.stop, state->request.skip_special_tokens, state->prompt_ids,
-        state->request.sampling.min_tokens);
+        setup_.tok,
+        text_options{r.stop, r.skip_special_tokens, r.sampling.min_tokens,
+                     r.include_stop_str_in_output},
+        state->prompt_ids);
   }
   // Completion 0 goes first; its siblings follow once its prompt is computed (see
   // add_siblings), so they find the prompt's full blocks in the prefix cache.

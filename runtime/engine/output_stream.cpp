@@ -19,15 +19,14 @@ std::size_t char_start(std::string_view text, std::size_t pos) {
 
 }  // namespace
 
-output_stream::output_stream(std::shared_ptr<const tokenizer> tok,
-                             std::vector<std::string> stop_strings, bool skip_special_tokens,
-                             std::span<const token_id> prompt, std::uint32_t min_tokens)
-    : unsearched_tokens_(min_tokens) {
+output_stream::output_stream(std::shared_ptr<const tokenizer> tok, text_options options,
+                             std::span<const token_id> prompt)
+    : unsearched_tokens_(options.min_tokens), include_stop_(options.include_stop_str_in_output) {
   if (tok == nullptr) return;  // ids only: no text, so no stop string can ever match
-  detokenizer_.emplace(std::move(tok), skip_special_tokens, prompt);
+  detokenizer_.emplace(std::move(tok), options.skip_special_tokens, prompt);
   // An empty stop string would match before any text: it is treated as absent.
-  std::erase_if(stop_strings, [](const std::string& s) { return s.empty(); });
-  stop_strings_ = std::move(stop_strings);
+  std::erase_if(options.stop, [](const std::string& s) { return s.empty(); });
+  stop_strings_ = std::move(options.stop);
 }
 
 // Scans every start position of `text` (the held text plus the new piece: bounded by the
@@ -64,6 +63,7 @@ std::string output_stream::release(std::string_view piece, bool at_end,
   if (found.match) {
     stopped_ = true;
     stop_string = stop_strings_[*found.match];
+    if (include_stop_) out += *stop_string;
     held_.clear();
   } else {
     held_.erase(0, found.cut);

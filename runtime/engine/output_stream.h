@@ -2,9 +2,10 @@
 // output_stream: one completion's text side. Fed each sampled token, it returns the token
 // ids and the text that may be shown now, and reports a stop string when the text reaches
 // one. Text that could be the start of a stop string is held back until it is certain
-// either way (so a stop string never reaches the client); the stop string itself and
-// everything after it is never emitted. Without a tokenizer text is always empty and only
-// ids flow (stop strings then never match: add_request rejects that combination).
+// either way (so a stop string never reaches the client unless include_stop_str_in_output
+// asks for it); everything after the stop string is never emitted. Without a tokenizer text is
+// always empty and only ids flow (stop strings then never match: add_request rejects that
+// combination).
 
 #include <cstdint>
 #include <memory>
@@ -20,6 +21,15 @@
 
 namespace pagedserve {
 
+// What a request asks of its text (generation_request's fields of the same names).
+struct text_options {
+  std::vector<std::string> stop;
+  bool skip_special_tokens = true;
+  // vLLM's min_tokens: the text of the first min_tokens tokens is not searched for stops.
+  std::uint32_t min_tokens = 0;
+  bool include_stop_str_in_output = false;  // the matched stop string ends the text
+};
+
 class output_stream {
  public:
   struct delta {
@@ -28,11 +38,9 @@ class output_stream {
     std::optional<std::string> stop_string;  // set once a stop string matched
   };
 
-  // `tok` may be null. `prompt` seeds the detokenizer's context (never emitted). The text of
-  // the first `min_tokens` tokens is never searched for stop strings (vLLM's min_tokens).
-  output_stream(std::shared_ptr<const tokenizer> tok, std::vector<std::string> stop_strings,
-                bool skip_special_tokens, std::span<const token_id> prompt,
-                std::uint32_t min_tokens = 0);
+  // `tok` may be null. `prompt` seeds the detokenizer's context (never emitted).
+  output_stream(std::shared_ptr<const tokenizer> tok, text_options options,
+                std::span<const token_id> prompt);
 
   // Appends one sampled token. After a stop string matched, further pushes return nothing.
   [[nodiscard]] delta push(token_id id);
@@ -62,6 +70,7 @@ class output_stream {
   std::string held_;
   bool stopped_ = false;
   std::uint32_t unsearched_tokens_ = 0;  // pushes left whose text is not searched
+  bool include_stop_ = false;
 };
 
 }  // namespace pagedserve

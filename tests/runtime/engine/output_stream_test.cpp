@@ -62,7 +62,7 @@ struct streamed {
 
 streamed run_stream(const std::shared_ptr<const tokenizer>& tok, const std::vector<token_id>& ids,
                     const stop_list& stops, std::span<const token_id> prompt = {}) {
-  output_stream stream(tok, stops, true, prompt);
+  output_stream stream(tok, {stops, true}, prompt);
   streamed out;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const bool stopped_before = out.stop_string.has_value();
@@ -193,7 +193,7 @@ TEST_P(output_stream_family, MinTokensLeavesTheFirstTokensUnsearched) {
   while (ends[min_tokens] < quick_end) ++min_tokens;
   ++min_tokens;  // the token that completes " quick" is inside the first min_tokens
   ASSERT_LT(ends[min_tokens - 1], full.find("lazy"));
-  output_stream stream(tok_, {" quick", "lazy"}, true, {}, min_tokens);
+  output_stream stream(tok_, {{" quick", "lazy"}, true, min_tokens}, {});
   std::string text;
   std::optional<std::string> stop;
   for (const token_id id : ids) {
@@ -204,6 +204,19 @@ TEST_P(output_stream_family, MinTokensLeavesTheFirstTokensUnsearched) {
   text += stream.flush();
   EXPECT_EQ(stop, std::optional<std::string>("lazy"));
   EXPECT_EQ(text, full.substr(0, full.find("lazy")));
+}
+
+// vLLM's include_stop_str_in_output: the text ends with the stop string instead of before it.
+TEST_P(output_stream_family, IncludeStopStrInOutputEndsTheTextWithTheStopString) {
+  const auto ids = encode(sentence);
+  const std::string full = decode(ids);
+  for (const std::string& stop : {std::string("lazy"), pick_stop(ids, 2)}) {
+    output_stream stream(tok_, {{stop}, true, 0, true}, {});
+    std::string text;
+    for (const token_id id : ids) text += stream.push(id).text;
+    text += stream.flush();
+    EXPECT_EQ(text, full.substr(0, full.find(stop) + stop.size())) << stop;
+  }
 }
 
 TEST_P(output_stream_family, EarliestStopStringWins) {
@@ -341,7 +354,7 @@ INSTANTIATE_TEST_SUITE_P(families, output_stream_family,
                          ::testing::Values("llama2", "llama3", "qwen3"));
 
 TEST(output_stream, WithoutTokenizerOnlyIdsFlow) {
-  output_stream stream(nullptr, {"a", "b"}, true, {});
+  output_stream stream(nullptr, {{"a", "b"}}, {});
   for (const token_id id : {token_id{1}, token_id{2}, token_id{3}}) {
     const auto d = stream.push(id);
     EXPECT_EQ(d.token_ids, std::vector<token_id>{id});
