@@ -9,6 +9,7 @@
 
 #include "common/types.h"
 #include "runtime/engine/engine_config.h"
+#include "runtime/model/generation_defaults.h"
 #include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve {
@@ -26,6 +27,8 @@ struct engine_model_info {
   std::vector<token_id> eos_token_ids;
   std::string quantization = "none";    // loaded_model::quantization
   std::string kv_cache_dtype = "auto";  // the KV cache's element type
+  // The OpenAI API's defaults for fields a request leaves out (generation_config auto).
+  generation_defaults sampling_defaults;
 };
 
 // The name a server reports for the model an engine_config loads (see `name` above).

@@ -29,6 +29,7 @@ engine_model_info describe(const engine_config& config, const started_engine& st
   info.eos_token_ids = started.model.eos_token_ids;
   info.quantization = started.model.quantization;
   info.kv_cache_dtype = std::string(forward::to_string(started.plan->kv_cache_dtype));
+  info.sampling_defaults = started.model.sampling_defaults;
   return info;
 }
 
@@ -58,6 +59,12 @@ result<spawned_engine> spawn_described_engine(caf::actor_system& system, engine_
         "kv_cache_dtype {}: the checkpoint has no k/v scales, so every layer uses 1.0 (as vLLM "
         "does); keys and values beyond +-448 saturate",
         config.kv_cache_dtype);
+  }
+  if (!started->model.sampling_defaults.empty()) {
+    spdlog::info(
+        "default sampling from the model's generation_config.json: {} (for requests that leave "
+        "them out; generation_config: vllm turns this off)",
+        started->model.sampling_defaults.describe());
   }
   for (const std::string& line :
        describe_plan(config, *started->plan, started->executor->num_decode_graphs())) {

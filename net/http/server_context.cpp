@@ -13,6 +13,7 @@ model_context make_model_context(const engine_model_info& info,
   model.max_n = info.max_n;
   model.tok = info.tok.get();
   model.template_ = chat;
+  model.sampling_defaults = info.sampling_defaults;
   return model;
 }
 

@@ -16,6 +16,7 @@
 #include "net/openai/api_error.h"
 #include "runtime/chat/chat_template.h"
 #include "runtime/engine/generation_request.h"
+#include "runtime/model/generation_defaults.h"
 #include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve::net {
@@ -28,6 +29,8 @@ struct model_context {
   std::uint32_t max_n = 16;
   const tokenizer* tok = nullptr;            // null: only token-id prompts are accepted
   const chat_template* template_ = nullptr;  // null: chat is refused with a clear 400
+  // For sampling fields a request leaves out (generation_config auto).
+  generation_defaults sampling_defaults;
 };
 
 enum class api_kind { completion, chat_completion };

@@ -49,12 +49,15 @@ float positive_float(double x) {
   return std::max(static_cast<float>(x), std::numeric_limits<float>::min());
 }
 
-void read_sampling(body_reader& reader, sampling_params& s) {
-  s.temperature =
-      static_cast<float>(reader.number("temperature", 0.0, k_max_temperature).value_or(1.0));
-  s.top_p = positive_float(reader.number("top_p", 0.0, 1.0, /*min_open=*/true).value_or(1.0));
-  s.top_k = static_cast<std::int32_t>(reader.integer("top_k", -1, k_int32_max).value_or(0));
-  s.min_p = static_cast<float>(reader.number("min_p", 0.0, 1.0).value_or(0.0));
+// A field left out takes the model's default (generation_config.json), else the API's.
+void read_sampling(body_reader& reader, const generation_defaults& d, sampling_params& s) {
+  s.temperature = static_cast<float>(
+      reader.number("temperature", 0.0, k_max_temperature).value_or(d.temperature.value_or(1.0f)));
+  s.top_p = positive_float(
+      reader.number("top_p", 0.0, 1.0, /*min_open=*/true).value_or(d.top_p.value_or(1.0f)));
+  s.top_k = static_cast<std::int32_t>(
+      reader.integer("top_k", -1, k_int32_max).value_or(d.top_k.value_or(0)));
+  s.min_p = static_cast<float>(reader.number("min_p", 0.0, 1.0).value_or(d.min_p.value_or(0.0f)));
   // vLLM takes any int64 seed; the sampler's seed is its two's-complement bit pattern.
   if (const auto seed = reader.integer("seed", k_int64_min, k_int64_max)) {
     s.seed = static_cast<std::uint64_t>(*seed);
@@ -146,7 +149,7 @@ void read_common_fields(body_reader& reader, const model_context& model, api_req
   read_model(reader, model, out);
   read_n_and_streaming(reader, model, out);
   out.user = reader.string("user").value_or("");
-  read_sampling(reader, base.sampling);
+  read_sampling(reader, model.sampling_defaults, base.sampling);
   read_stop_strings(reader, model, base);
   read_stop_token_ids(reader, model, base);
   base.ignore_eos = reader.boolean("ignore_eos").value_or(false);

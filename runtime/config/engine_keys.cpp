@@ -46,6 +46,12 @@ std::vector<engine_key> model_keys() {
           "different logits); cpu backend only",
           PAGEDSERVE_FIELD(cpu_activation_dtype), {"fp32", "int8"}),
       choice_key<engine_config>(
+          "generation_config",
+          "auto (requests that leave temperature, top_p, top_k, min_p or repetition_penalty "
+          "out get the model's generation_config.json values, as vLLM) | vllm (the API's own "
+          "defaults)",
+          PAGEDSERVE_FIELD(generation_config), {"auto", "vllm"}),
+      choice_key<engine_config>(
           "dtype",
           "weights and activations on the CUDA backend: auto (the checkpoint's "
           "16-bit type) | float32 | bfloat16 | float16; the cpu backend computes in "

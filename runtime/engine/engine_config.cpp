@@ -50,6 +50,10 @@ status validate_model(const engine_config& config) {
         error_code::unsupported,
         "cpu_activation_dtype int8 is a cpu backend option (backend is " + config.backend + ")"));
   }
+  if (config.generation_config != "auto" && config.generation_config != "vllm") {
+    return invalid("generation_config must be auto or vllm, got " +
+                   quoted(config.generation_config));
+  }
   if (config.backend != "cpu" && config.backend != "cuda") {
     return invalid("backend must be cpu or cuda, got " + quoted(config.backend));
   }

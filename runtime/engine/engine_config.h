@@ -36,6 +36,10 @@ struct engine_config {
   // quantized to int8 per weight group where the processor has AVX512-VNNI, as llama.cpp's
   // Q4_0 x Q8_0 (faster decode, slightly different logits). CPU backend only.
   std::string cpu_activation_dtype = "fp32";
+  // auto: the OpenAI API's sampling defaults come from the model's generation_config.json
+  // (runtime/model/generation_defaults.h), as vLLM's --generation-config auto; vllm: the
+  // API's own defaults (temperature 1, ...) whatever the model recommends.
+  std::string generation_config = "auto";
 
   // KV pool: num_blocks blocks of sched.block_size tokens. 0: sized at start-up by the
   // engine_plan (engine_plan.h): on the CPU for max_num_seqs sequences of max_model_len

@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/model/generation_defaults.h"
+
 #include "common/result.h"
 #include "runtime/engine/built_in_model.h"
 #include "runtime/engine/engine_config.h"
@@ -27,6 +29,8 @@ struct loaded_model {
   // How the linear weights are stored: "none", the checkpoint's method ("awq", "gptq",
   // "fp8", "compressed-tensors") with its details, or "fp8 (quantized at load)".
   std::string quantization = "none";
+  // generation_config auto: what the folder's generation_config.json recommends.
+  generation_defaults sampling_defaults;
 };
 
 // All of it: config, weights (checked against the config), tokenizer, EOS ids.

@@ -74,6 +74,7 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "model_config",
                                             "backend",
                                             "cpu_activation_dtype",
+                                            "generation_config",
                                             "dtype",
                                             "enforce_eager",
                                             "seed",

@@ -26,8 +26,9 @@ TEST(HttpRequestOptions, TruncatePromptTokensKeepsTheLastTokens) {
   auto s = start_server(demo_config());
   ASSERT_TRUE(s);
   http_client c(s->port());
-  const json::value tokens = post_ok(
-      c, "/tokenize", R"({"prompt": "The jury said it did find that the city had been well run."})");
+  const json::value tokens =
+      post_ok(c, "/tokenize",
+              R"({"prompt": "The jury said it did find that the city had been well run."})");
   const json::array& ids = tokens.at("tokens").as_array();
   ASSERT_GT(ids.size(), 6U);
   json::array last(ids.end() - 5, ids.end());

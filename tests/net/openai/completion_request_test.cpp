@@ -202,5 +202,31 @@ TEST(completion_request, EachPromptGetsItsOwnBudget) {
   EXPECT_EQ(r.prompts[1].request.max_tokens, k_test_max_model_len - 2);
 }
 
+// generation_config auto: a field the request leaves out takes the model's recommendation
+// (runtime/model/generation_defaults.h); one it sends wins, on both endpoints.
+TEST(completion_request, ModelDefaultsFillOnlyTheFieldsLeftOut) {
+  model_context model = testing::llama3().context;
+  model.sampling_defaults.temperature = 0.6f;
+  model.sampling_defaults.top_p = 0.95f;
+  model.sampling_defaults.top_k = 20;
+  model.sampling_defaults.repetition_penalty = 1.05f;
+  const api_request left_out = parse_ok(C, R"({"prompt":"Hi"})", model);
+  const sampling_params& a = left_out.prompts.at(0).request.sampling;
+  EXPECT_EQ(a.temperature, 0.6f);
+  EXPECT_EQ(a.top_p, 0.95f);
+  EXPECT_EQ(a.top_k, 20);
+  EXPECT_EQ(a.min_p, 0.0f);  // no recommendation: the API's default
+  EXPECT_EQ(a.repetition_penalty, 1.05f);
+  const api_request sent = parse_ok(
+      api_kind::chat_completion,
+      R"({"messages":[{"role":"user","content":"x"}],"temperature":1.0,"top_k":-1,"repetition_penalty":1})",
+      model);
+  const sampling_params& b = sent.prompts.at(0).request.sampling;
+  EXPECT_EQ(b.temperature, 1.0f);
+  EXPECT_EQ(b.top_k, -1);
+  EXPECT_EQ(b.top_p, 0.95f);
+  EXPECT_EQ(b.repetition_penalty, 1.0f);
+}
+
 }  // namespace
 }  // namespace pagedserve::net
