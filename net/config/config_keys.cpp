@@ -33,6 +33,12 @@ std::vector<server_key> server_keys() {
       string_key<server_config>("served_model_name",
                                 "the model name in the API; empty: the model's own name",
                                 PAGEDSERVE_FIELD(served_model_name)),
+      choice_key<server_config>(
+          "reasoning_parser",
+          "\"\" (none) | qwen3 | deepseek_r1: chat answers' <think>...</think> text goes to "
+          "message.reasoning_content (delta.reasoning_content when streaming), as vLLM's "
+          "--reasoning-parser",
+          PAGEDSERVE_FIELD(reasoning_parser), {"", "qwen3", "deepseek_r1"}),
       unsigned_key<server_config, std::uint32_t>("num_io_threads",
                                                  "threads running the network I/O",
                                                  PAGEDSERVE_FIELD(num_io_threads), 1, 1024),

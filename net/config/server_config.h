@@ -24,6 +24,8 @@ struct server_config {
   std::uint16_t port = 8000;      // 0: any free port (the log and server::port() tell which)
   std::string api_key;            // non-empty: every /v1 route needs "Authorization: Bearer <key>"
   std::string served_model_name;  // empty: the model's own name (engine_model_info::name)
+  // vLLM's --reasoning-parser: "" (none) | qwen3 | deepseek_r1 (net/openai/reasoning_parser.h).
+  std::string reasoning_parser;
   std::uint32_t num_io_threads = 2;
 
   // Limits on every connection.

@@ -171,8 +171,8 @@ result<std::unique_ptr<server>> server::start(server_config config, io_hooks hoo
       spdlog::warn("chat completions disabled: {}", chat.err().message);
     }
   }
-  model_context model =
-      make_model_context(info, p->config.served_model_name, p->chat ? &*p->chat : nullptr);
+  model_context model = make_model_context(
+      info, p->config.served_model_name, p->chat ? &*p->chat : nullptr, p->config.reasoning_parser);
   p->ctx.reset(new server_context{p->config,
                                   *p->eng,
                                   p->metrics,

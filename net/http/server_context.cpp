@@ -5,7 +5,8 @@
 namespace pagedserve::net {
 
 model_context make_model_context(const engine_model_info& info,
-                                 const std::string& served_model_name, const chat_template* chat) {
+                                 const std::string& served_model_name, const chat_template* chat,
+                                 const std::string& reasoning_parser) {
   model_context model;
   model.served_model_name = served_model_name.empty() ? info.name : served_model_name;
   model.max_model_len = info.max_model_len;
@@ -14,6 +15,8 @@ model_context make_model_context(const engine_model_info& info,
   model.tok = info.tok.get();
   model.template_ = chat;
   model.sampling_defaults = info.sampling_defaults;
+  model.reasoning_parser =
+      parse_reasoning_parser(reasoning_parser).value_or(reasoning_parser_kind::none);
   return model;
 }
 

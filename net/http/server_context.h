@@ -83,9 +83,11 @@ class call_counter {
 // What the parsers need of the served model: its limits and tokenizer from `info`, the name
 // it answers to (`served_model_name`, or the model's own when empty) and the chat template
 // (null: chat is refused).
+// `reasoning_parser` is the server key's value (checked by validate).
 [[nodiscard]] model_context make_model_context(const engine_model_info& info,
                                                const std::string& served_model_name,
-                                               const chat_template* chat);
+                                               const chat_template* chat,
+                                               const std::string& reasoning_parser = {});
 
 struct server_context {
   const server_config& config;

@@ -14,6 +14,7 @@
 #include <boost/json.hpp>
 
 #include "net/openai/api_error.h"
+#include "net/openai/reasoning_parser.h"
 #include "runtime/chat/chat_template.h"
 #include "runtime/engine/generation_request.h"
 #include "runtime/model/generation_defaults.h"
@@ -31,6 +32,8 @@ struct model_context {
   const chat_template* template_ = nullptr;  // null: chat is refused with a clear 400
   // For sampling fields a request leaves out (generation_config auto).
   generation_defaults sampling_defaults;
+  // The server's reasoning_parser: how chat answers are split (reasoning_parser.h).
+  reasoning_parser_kind reasoning_parser = reasoning_parser_kind::none;
 };
 
 enum class api_kind { completion, chat_completion };
@@ -58,6 +61,8 @@ struct api_request {
   // vLLM's truncate_prompt_tokens (-1 already resolved to max_model_len): only the last this
   // many prompt tokens are kept.
   std::optional<std::uint32_t> truncate_prompt_tokens;
+  // Chat: the model's reasoning_parser, unless chat_template_kwargs.enable_thinking is false.
+  reasoning_parser_kind reasoning_parser = reasoning_parser_kind::none;
 };
 
 using parse_outcome = std::variant<api_request, api_error>;

@@ -111,6 +111,10 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   prompt.request.add_special_tokens = false;
   prompt.request.sampling.logprobs = out.logprobs;
   out.prompts.push_back(std::move(prompt));
+  // A model told not to think (Qwen3's enable_thinking) answers without tags: no split.
+  const boost::json::value* thinking = chat.extra.if_contains("enable_thinking");
+  const bool thinking_off = thinking != nullptr && thinking->is_bool() && !thinking->get_bool();
+  out.reasoning_parser = thinking_off ? reasoning_parser_kind::none : model.reasoning_parser;
   return out;
 }
 

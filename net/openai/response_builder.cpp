@@ -45,6 +45,10 @@ response_builder::response_builder(const api_request& request, const tokenizer* 
   for (std::size_t i = 0; i < choices_.size(); ++i) {
     choices_[i].index = static_cast<std::uint32_t>(i);
     choices_[i].prompt_index = i / n_;
+    if (kind_ == api_kind::chat_completion &&
+        request.reasoning_parser != reasoning_parser_kind::none) {
+      choices_[i].reasoning.emplace(request.reasoning_parser);
+    }
   }
 }
 
@@ -62,11 +66,14 @@ void response_builder::on_chunk(std::size_t prompt_index, const token_chunk& chu
   const auto num_tokens = static_cast<std::uint32_t>(chunk.token_ids.size());
   if (!stream_) {
     c.num_streamed_tokens += num_tokens;
-    c.text += chunk.text;
+    split_text text = split(c, chunk.text, false);
+    c.text += text.content;
+    c.reasoning_text += text.reasoning;
     add_logprobs(c, chunk);
     return;
   }
-  std::string text = start_choice(c, payloads) + chunk.text;  // the role chunk precedes them
+  split_text text = split(c, chunk.text, false);
+  text.content = start_choice(c, payloads) + text.content;  // the role chunk precedes them
   c.num_streamed_tokens += num_tokens;
   boost::json::value logprobs = nullptr;
   if (want_logprobs_ && !chunk.logprobs.empty()) {
@@ -83,7 +90,9 @@ void response_builder::on_chunk(std::size_t prompt_index, const token_chunk& chu
   }
   // A chunk per token event even when its text is held back (incomplete UTF-8, a possible
   // stop string), as vLLM does: clients time tokens by chunks (TTFT, ITL).
-  if (num_tokens == 0 && text.empty() && logprobs.is_null()) return;
+  if (num_tokens == 0 && text.content.empty() && text.reasoning.empty() && logprobs.is_null()) {
+    return;
+  }
   payloads.push_back(stream_payload(stream_choice(c, std::move(text), std::move(logprobs))));
 }
 
@@ -99,12 +108,14 @@ void response_builder::on_final(std::size_t prompt_index, const request_final& f
   if (final.reason == finish_reason::error && !error_message_) {
     error_message_ = final.error_message.empty() ? "generation failed" : final.error_message;
   }
+  split_text text = split(c, final.text, true);
   if (!stream_) {
-    c.text += final.text;
+    c.text += text.content;
+    c.reasoning_text += text.reasoning;
     return;
   }
-  std::string text = start_choice(c, payloads) + final.text;
-  if (!text.empty()) {
+  text.content = start_choice(c, payloads) + text.content;
+  if (!text.content.empty() || !text.reasoning.empty()) {
     payloads.push_back(stream_payload(stream_choice(c, std::move(text), nullptr)));
   }
   payloads.push_back(stream_payload(finish_choice(c)));
@@ -202,14 +213,30 @@ std::string response_builder::start_choice(choice_state& c, std::vector<std::str
   return {};
 }
 
-boost::json::object response_builder::stream_choice(const choice_state& c, std::string text,
+split_text response_builder::split(choice_state& c, std::string_view text, bool at_end) {
+  if (!c.reasoning) return {{}, std::string(text)};
+  split_text out = c.reasoning->push(text);
+  if (at_end) {
+    split_text rest = c.reasoning->flush();
+    out.reasoning += rest.reasoning;
+    out.content += rest.content;
+  }
+  return out;
+}
+
+boost::json::object response_builder::stream_choice(const choice_state& c, split_text text,
                                                     boost::json::value logprobs) const {
   boost::json::object o;
   o["index"] = c.index;
   if (kind_ == api_kind::completion) {
-    o["text"] = std::move(text);
+    o["text"] = std::move(text.content);
   } else {
-    o["delta"] = boost::json::object{{"content", std::move(text)}};
+    // vLLM's delta: the reasoning and/or the content this chunk decided ("content": "" when
+    // neither, so that every token still has its chunk).
+    boost::json::object delta;
+    if (!text.reasoning.empty()) delta["reasoning_content"] = std::move(text.reasoning);
+    if (!text.content.empty() || delta.empty()) delta["content"] = std::move(text.content);
+    o["delta"] = std::move(delta);
   }
   o["logprobs"] = std::move(logprobs);
   o["finish_reason"] = nullptr;
@@ -238,7 +265,13 @@ boost::json::object response_builder::full_choice(choice_state& c) {
     o["text"] = echo_texts_[c.prompt_index] + c.text;
     if (want_logprobs_) logprobs = c.completion_lp.take();
   } else {
-    o["message"] = boost::json::object{{"role", "assistant"}, {"content", c.text}};
+    boost::json::object message{{"role", "assistant"}, {"content", c.text}};
+    if (c.reasoning) {  // vLLM: null where a side is empty
+      message["reasoning_content"] = optional_string(
+          c.reasoning_text.empty() ? std::nullopt : std::optional<std::string>(c.reasoning_text));
+      if (c.text.empty()) message["content"] = nullptr;
+    }
+    o["message"] = std::move(message);
     if (want_logprobs_) logprobs = boost::json::object{{"content", std::move(c.chat_lp)}};
   }
   o["logprobs"] = std::move(logprobs);

@@ -17,6 +17,7 @@
 
 #include "net/openai/api_request.h"
 #include "net/openai/logprobs_json.h"
+#include "net/openai/reasoning_parser.h"
 #include "runtime/engine/generation_request.h"
 
 namespace pagedserve::net {
@@ -61,6 +62,8 @@ class response_builder {
     std::optional<std::string> stop_string;
     std::uint32_t completion_tokens = 0;  // from the final
     std::uint32_t cached_prompt_tokens = 0;
+    std::optional<reasoning_splitter> reasoning;  // chat with a reasoning parser
+    std::string reasoning_text;                   // non-streaming: the whole reasoning
   };
 
   choice_state& choice_at(std::size_t prompt_index, std::uint32_t index);
@@ -70,8 +73,10 @@ class response_builder {
   // Streaming: the role chunk (chat) the first time a choice speaks; the echo text
   // (completions) to put before its first text.
   std::string start_choice(choice_state& c, std::vector<std::string>& payloads);
-  [[nodiscard]] boost::json::object stream_choice(const choice_state& c, std::string text,
+  [[nodiscard]] boost::json::object stream_choice(const choice_state& c, split_text text,
                                                   boost::json::value logprobs) const;
+  // The choice's new text as reasoning and content (all content without a parser).
+  [[nodiscard]] static split_text split(choice_state& c, std::string_view text, bool at_end);
   [[nodiscard]] boost::json::object finish_choice(const choice_state& c) const;
   [[nodiscard]] boost::json::object full_choice(choice_state& c);
   void add_logprobs(choice_state& c, const token_chunk& chunk);

@@ -94,6 +94,7 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "port",
                                             "api_key",
                                             "served_model_name",
+                                            "reasoning_parser",
                                             "num_io_threads",
                                             "max_connections",
                                             "max_header_bytes",

@@ -24,21 +24,23 @@ const binary = binary_from_args();
 const small = ['--max-num-seqs', '8', '--max-model-len', '512'];
 let server;
 let keyed; // started with --api-key secret
+let reasoning; // started with --reasoning-parser deepseek_r1
 let client;
 
 before(async () => {
-  [server, keyed] = await Promise.all([
+  [server, keyed, reasoning] = await Promise.all([
     start_server(binary, small),
     start_server(binary, [...small, '--api-key', 'secret']),
+    start_server(binary, [...small, '--reasoning-parser', 'deepseek_r1']),
   ]);
   client = new OpenAI({ baseURL: `${server.base_url}/v1`, apiKey: 'dummy', maxRetries: 0 });
 });
 
 after(async () => {
-  await Promise.all([server?.stop(), keyed?.stop()]);
+  await Promise.all([server?.stop(), keyed?.stop(), reasoning?.stop()]);
 });
 
-const it = (name, fn) => server_test(name, () => [server, keyed], fn);
+const it = (name, fn) => server_test(name, () => [server, keyed, reasoning], fn);
 
 function assert_usage(usage, prompt_tokens, choices, max_tokens) {
   assert.equal(usage.prompt_tokens, prompt_tokens, 'prompt_tokens');
@@ -302,6 +304,39 @@ it('logit_bias +100 on one token makes every sampled token that token', async ()
     }),
     (err) => err instanceof OpenAI.APIError && err.status === 400 && err.param === 'logit_bias',
   );
+});
+
+// deepseek_r1: the template opened <think>, so everything before </think> is reasoning. The
+// demo model never writes </think>: the whole answer is reasoning_content and content is
+// null, streamed (delta.reasoning_content) exactly as answered in one piece.
+it('reasoning_parser deepseek_r1: reasoning_content streamed as answered whole', async () => {
+  const sdk = new OpenAI({ baseURL: `${reasoning.base_url}/v1`, apiKey: 'dummy', maxRetries: 0 });
+  const request = {
+    model: served_model_name,
+    messages: [{ role: 'user', content: 'think' }],
+    max_tokens: 12,
+    seed: 11,
+  };
+  const whole = await sdk.chat.completions.create(request);
+  const message = whole.choices[0].message;
+  assert.equal(message.content, null);
+  assert.equal(typeof message.reasoning_content, 'string');
+  let streamed = '';
+  let content = '';
+  for await (const chunk of await sdk.chat.completions.create({ ...request, stream: true })) {
+    const delta = chunk.choices[0]?.delta ?? {};
+    streamed += delta.reasoning_content ?? '';
+    content += delta.content ?? '';
+  }
+  assert.equal(streamed, message.reasoning_content);
+  assert.equal(content, '');
+  // enable_thinking false: no split at all.
+  const plain = await sdk.chat.completions.create({
+    ...request,
+    chat_template_kwargs: { enable_thinking: false },
+  });
+  assert.equal(plain.choices[0].message.reasoning_content, undefined);
+  assert.equal(plain.choices[0].message.content, message.reasoning_content);
 });
 
 it('models.list shows the served model', async () => {

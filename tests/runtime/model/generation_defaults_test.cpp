@@ -20,8 +20,8 @@ void write(const temp_dir& dir, const std::string& json) {
 }
 
 TEST(GenerationDefaults, TheShippedDemoModelRecommendsTemperatureAndTopP) {
-  const auto d = load_generation_defaults(std::string(PAGEDSERVE_SOURCE_DIR) +
-                                          "/models/pagedserve-demo");
+  const auto d =
+      load_generation_defaults(std::string(PAGEDSERVE_SOURCE_DIR) + "/models/pagedserve-demo");
   ASSERT_TRUE(d.ok()) << d.err().message;
   EXPECT_EQ(d->temperature, 0.8f);
   EXPECT_EQ(d->top_p, 0.95f);
