@@ -39,6 +39,16 @@ std::vector<server_key> server_keys() {
           "message.reasoning_content (delta.reasoning_content when streaming), as vLLM's "
           "--reasoning-parser",
           PAGEDSERVE_FIELD(reasoning_parser), {"", "qwen3", "deepseek_r1"}),
+      list_key<server_config>(
+          "allowed_origins",
+          "CORS: origins a browser may call from (\"*\": any); empty: CORS off (no headers, "
+          "no preflight)",
+          PAGEDSERVE_FIELD(allowed_origins)),
+      list_key<server_config>("allowed_methods", "CORS: methods a preflight allows (\"*\": any)",
+                              PAGEDSERVE_FIELD(allowed_methods)),
+      list_key<server_config>("allowed_headers",
+                              "CORS: request headers a preflight allows (\"*\": any)",
+                              PAGEDSERVE_FIELD(allowed_headers)),
       unsigned_key<server_config, std::uint32_t>("num_io_threads",
                                                  "threads running the network I/O",
                                                  PAGEDSERVE_FIELD(num_io_threads), 1, 1024),

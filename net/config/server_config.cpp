@@ -68,17 +68,28 @@ status apply_entry(server_config& config, const std::filesystem::path& file,
                    const YAML::Node& key_node, const YAML::Node& value) {
   const std::string key = key_node.IsScalar() ? key_node.Scalar() : "";
   if (key.empty()) return invalid("a key that is not a plain name in " + where(file, key_node));
-  const bool known = std::any_of(config_keys().begin(), config_keys().end(),
-                                 [&](const config_key_info& info) { return info.key == key; });
-  if (!known) {
+  const auto info = std::find_if(config_keys().begin(), config_keys().end(),
+                                 [&](const config_key_info& i) { return i.key == key; });
+  if (info == config_keys().end()) {
     return invalid("unknown key '" + key + "' in " + where(file, key_node) + suggestion(key));
   }
-  // `key:` with nothing after it is YAML null: the empty string (valid for string keys).
-  if (!value.IsNull() && !value.IsScalar()) {
+  // `key:` with nothing after it is YAML null: the empty string (valid for string keys). A
+  // list of scalars is its items joined with commas (list keys; any other key refuses it).
+  std::string text;
+  if (value.IsSequence() && info->is_list) {
+    for (const YAML::Node& item : value) {
+      if (!item.IsScalar()) {
+        return invalid("key '" + key + "' in " + where(file, key_node) +
+                       " must be a list of single values, got " + node_kind(item) + " in it");
+      }
+      text += (text.empty() ? "" : ",") + item.Scalar();
+    }
+  } else if (!value.IsNull() && !value.IsScalar()) {
     return invalid("key '" + key + "' in " + where(file, key_node) +
                    " must be a single value, got " + node_kind(value));
+  } else {
+    text = value.IsNull() ? "" : value.Scalar();
   }
-  const std::string text = value.IsNull() ? "" : value.Scalar();
   if (status s = set_config_key(config, key, text); !s) {
     return invalid(s.err().message + " (in " + where(file, key_node) + ")");
   }

@@ -26,6 +26,11 @@ struct server_config {
   std::string served_model_name;  // empty: the model's own name (engine_model_info::name)
   // vLLM's --reasoning-parser: "" (none) | qwen3 | deepseek_r1 (net/openai/reasoning_parser.h).
   std::string reasoning_parser;
+  // CORS (net/http/cors.h), as vLLM's --allowed-origins/-methods/-headers; off while
+  // allowed_origins is empty.
+  std::vector<std::string> allowed_origins;
+  std::vector<std::string> allowed_methods = {"*"};
+  std::vector<std::string> allowed_headers = {"*"};
   std::uint32_t num_io_threads = 2;
 
   // Limits on every connection.

@@ -9,6 +9,7 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <boost/json.hpp>
 
+#include "net/http/cors.h"
 #include "net/http/engine_bridge.h"
 #include "net/http/http_responses.h"
 #include "net/http/http_session.h"
@@ -32,6 +33,7 @@ api_error shutting_down() {
 void http_session::handle_request() {
   const auto& req = request_;
   keep_alive_ = req.keep_alive() && !ctx_.draining.load();
+  if (answer_cors()) return;
   const route_outcome match = match_route(req.method(), to_std(req.target()));
   if (const auto* miss = std::get_if<route_error>(&match)) {
     answer_error(miss->error, miss->allow);
@@ -45,6 +47,30 @@ void http_session::handle_request() {
     }
   }
   handle_route(r);
+}
+
+// Sets the answer's CORS origin; answers a preflight itself (true) on any path.
+bool http_session::answer_cors() {
+  const cors_policy cors{ctx_.config.allowed_origins, ctx_.config.allowed_methods,
+                         ctx_.config.allowed_headers};
+  const std::string_view origin = to_std(request_[http::field::origin]);
+  cors_origin_ = cors.allow_origin(origin).value_or("");
+  const bool preflight =
+      cors.enabled() && request_.method() == http::verb::options && !origin.empty() &&
+      request_.find(http::field::access_control_request_method) != request_.end();
+  if (!preflight) return false;
+  const preflight_answer a =
+      answer_preflight(cors, origin, to_std(request_[http::field::access_control_request_method]),
+                       to_std(request_[http::field::access_control_request_headers]));
+  if (a.status != 200) {
+    answer(a.status, "text/plain", a.error);
+    return true;
+  }
+  status_ = 200;
+  ctx_.metrics.count_http_response(200);
+  enqueue(make_preflight_response(keep_alive_, a.allow_origin, a.allow_methods, a.allow_headers),
+          true);
+  return true;
 }
 
 void http_session::handle_route(route r) {
@@ -211,8 +237,8 @@ void http_session::upgrade_to_websocket() {
 void http_session::answer(unsigned status, std::string_view content_type, std::string body) {
   status_ = status;
   ctx_.metrics.count_http_response(status);
-  enqueue(make_response(response_head{status, keep_alive_, {}, head_only_}, content_type,
-                        std::move(body)),
+  enqueue(make_response(response_head{status, keep_alive_, {}, head_only_, cors_origin_},
+                        content_type, std::move(body)),
           true);
 }
 
@@ -224,7 +250,8 @@ void http_session::answer_error(const api_error& err, std::string_view allow) {
     spdlog::debug("{} -> {}: {}", request_line_, err.status, err.message);
   }
   ctx_.metrics.count_http_response(err.status);
-  enqueue(make_error_response(response_head{err.status, keep_alive_, allow, head_only_}, err),
+  enqueue(make_error_response(
+              response_head{err.status, keep_alive_, allow, head_only_, cors_origin_}, err),
           true);
 }
 
@@ -237,7 +264,7 @@ void http_session::respond_error(const api_error& err) { answer_error(err); }
 void http_session::begin_event_stream() {
   status_ = 200;
   ctx_.metrics.count_http_response(200);
-  enqueue(make_event_stream_head(keep_alive_), false);
+  enqueue(make_event_stream_head(keep_alive_, cors_origin_), false);
 }
 
 void http_session::send_event(std::string_view payload) {

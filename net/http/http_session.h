@@ -98,6 +98,7 @@ class http_session final : public std::enable_shared_from_this<http_session>,
   // http_routes.cpp: dispatch and the handlers.
   void handle_request();
   void handle_route(route r);
+  [[nodiscard]] bool answer_cors();
   void handle_health();
   void handle_models();
   void handle_model();
@@ -132,6 +133,7 @@ class http_session final : public std::enable_shared_from_this<http_session>,
   bool head_only_ = false;  // a HEAD request: answers carry no body
   bool active_ = false;
   bool keep_alive_ = true;
+  std::string cors_origin_;  // the answer's Access-Control-Allow-Origin (empty: none)
   bool close_after_response_ = false;
   std::string request_line_;  // "METHOD target", for the log line
   unsigned status_ = 0;       // of the answer in progress; 0 until its first byte is queued

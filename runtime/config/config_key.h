@@ -25,6 +25,7 @@ struct config_key_info {
   std::string key;
   std::string description;
   bool is_boolean = false;  // a bare flag (--enable-prefix-caching) means true
+  bool is_list = false;     // a YAML list is accepted (its items joined with commas)
 };
 
 template <class Config>
@@ -69,6 +70,19 @@ config_key<Config> choice_key(std::string key, std::string description, Access f
             return status(config_keys_detail::bad_value("expected " + list, v));
           },
           [field](const Config& c) { return std::string(field(c)); }};
+}
+
+// A list of strings (config_value.h parse_list).
+template <class Config, class Access>
+config_key<Config> list_key(std::string key, std::string description, Access field) {
+  return {{std::move(key), std::move(description), false, true},
+          [field](Config& c, std::string_view v) {
+            auto items = config_value::parse_list(v);
+            if (!items) return status(items.err());
+            field(c) = std::move(*items);
+            return status::success();
+          },
+          [field](const Config& c) { return config_value::format_list(field(c)); }};
 }
 
 // An unsigned integer field of type Int, in [min, max].

@@ -76,4 +76,43 @@ std::string format_double(double value) {
   return std::string(buffer.data(), ptr);
 }
 
+result<std::vector<std::string>> parse_list(std::string_view text) {
+  auto trim = [](std::string_view s, std::string_view junk) {
+    while (!s.empty() && junk.find(s.front()) != std::string_view::npos) s.remove_prefix(1);
+    while (!s.empty() && junk.find(s.back()) != std::string_view::npos) s.remove_suffix(1);
+    return s;
+  };
+  std::string_view body = trim(text, " \t");
+  if (body.starts_with('[')) {
+    if (!body.ends_with(']')) {
+      return make_error(error_code::invalid_argument,
+                        "a list must close its '[', got '" + std::string(text) + "'");
+    }
+    body = trim(body.substr(1, body.size() - 2), " \t");
+  }
+  std::vector<std::string> items;
+  while (!body.empty()) {
+    const std::size_t comma = body.find(',');
+    const std::string_view item = trim(body.substr(0, comma), " \t\"'");
+    if (item.empty()) {
+      return make_error(error_code::invalid_argument,
+                        "a list item is empty in '" + std::string(text) + "'");
+    }
+    items.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    body.remove_prefix(comma + 1);
+    if (body.empty()) {
+      return make_error(error_code::invalid_argument,
+                        "a list ends with ',' in '" + std::string(text) + "'");
+    }
+  }
+  return items;
+}
+
+std::string format_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
 }  // namespace pagedserve::config_value

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 
@@ -21,5 +22,10 @@ namespace pagedserve::config_value {
 
 // Shortest text that parses back to the same value ("30", "0.9", "1e-05").
 [[nodiscard]] std::string format_double(double value);
+// A list value: "a,b", or vLLM's JSON spelling '["a", "b"]' (brackets, quotes and spaces
+// around items are dropped; a YAML list arrives joined with commas). "" is the empty list.
+// Items may not hold commas or quotes.
+[[nodiscard]] result<std::vector<std::string>> parse_list(std::string_view text);
+[[nodiscard]] std::string format_list(const std::vector<std::string>& items);
 
 }  // namespace pagedserve::config_value

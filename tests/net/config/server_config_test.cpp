@@ -95,6 +95,9 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "api_key",
                                             "served_model_name",
                                             "reasoning_parser",
+                                            "allowed_origins",
+                                            "allowed_methods",
+                                            "allowed_headers",
                                             "num_io_threads",
                                             "max_connections",
                                             "max_header_bytes",
@@ -167,6 +170,27 @@ TEST(ServerConfig, LoadsAFileOverTheDefaults) {
   EXPECT_EQ(c->api_key, "secret: with colon");
   EXPECT_EQ(c->served_model_name, "");
   EXPECT_EQ(c->port, server_config{}.port);  // untouched keys keep their defaults
+}
+
+TEST(ServerConfig, ListKeysTakeAYamlListOrTheFlagSpellings) {
+  temp_file file("cors.yaml",
+                 "allowed_origins: [\"https://a.example\", http://localhost:3000]\n"
+                 "allowed_methods:\n  - GET\n  - POST\n"
+                 "allowed_headers: []\n");
+  auto c = load_server_config(file.path());
+  ASSERT_TRUE(c) << c.err().message;
+  EXPECT_EQ(c->allowed_origins,
+            (std::vector<std::string>{"https://a.example", "http://localhost:3000"}));
+  EXPECT_EQ(c->allowed_methods, (std::vector<std::string>{"GET", "POST"}));
+  EXPECT_TRUE(c->allowed_headers.empty());
+  server_config flags;
+  ASSERT_TRUE(set_config_key(flags, "allowed_origins", R"(["https://a.example", "*"])"));
+  EXPECT_EQ(flags.allowed_origins, (std::vector<std::string>{"https://a.example", "*"}));
+  ASSERT_TRUE(set_config_key(flags, "allowed_origins", "a, b"));
+  EXPECT_EQ(flags.allowed_origins, (std::vector<std::string>{"a", "b"}));
+  EXPECT_THAT(set_error("allowed_origins", "a,,b"), HasSubstr("empty"));
+  EXPECT_THAT(set_error("allowed_origins", "[a"), HasSubstr("'['"));
+  EXPECT_THAT(load_error("allowed_origins: [[a]]\n"), HasSubstr("list of single values"));
 }
 
 TEST(ServerConfig, EmptyFileGivesTheDefaults) {

@@ -33,8 +33,8 @@ split_text in_pieces(reasoning_parser_kind kind, const std::string& text, std::s
   return out;
 }
 
-void expect_split(reasoning_parser_kind kind, const std::string& text,
-                  const std::string& reasoning, const std::string& content) {
+void expect_split(reasoning_parser_kind kind, const std::string& text, const std::string& reasoning,
+                  const std::string& content) {
   const split_text one = whole(kind, text);
   EXPECT_EQ(one.reasoning, reasoning) << text;
   EXPECT_EQ(one.content, content) << text;

@@ -62,8 +62,8 @@ TEST(ResponseReasoning, TheMessageHasReasoningContentAndContent) {
 }
 
 TEST(ResponseReasoning, StreamedDeltasSplitExactlyAtTheTags) {
-  const api_request r = parse_ok(H, R"({"messages":[{"role":"user","content":"x"}],"stream":true})",
-                                 with_parser());
+  const api_request r =
+      parse_ok(H, R"({"messages":[{"role":"user","content":"x"}],"stream":true})", with_parser());
   response_builder b(r, llama3().tok.get(), "chatcmpl-s", 1);
   std::string reasoning, content;
   std::size_t token_chunks = 0;
