@@ -64,11 +64,10 @@ preflight_answer answer_preflight(const cors_policy& policy, std::string_view or
     return out;
   }
   out.allow_origin = *allowed_origin;
-  out.allow_methods = has(policy.methods, "*")
-                          ? "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT"
-                          : joined(policy.methods);
-  out.allow_headers = has(policy.headers, "*") ? std::string(request_headers)
-                                               : joined(policy.headers);
+  out.allow_methods = has(policy.methods, "*") ? "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT"
+                                               : joined(policy.methods);
+  out.allow_headers =
+      has(policy.headers, "*") ? std::string(request_headers) : joined(policy.headers);
   return out;
 }
 

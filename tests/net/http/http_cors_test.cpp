@@ -70,7 +70,8 @@ TEST(HttpCors, EveryAnswerToAnAllowedOriginNamesIt) {
                                 R"({"prompt": "hi", "max_tokens": 2, "stream": true})", from_app);
   EXPECT_EQ(stream[http::field::content_type], "text/event-stream");
   EXPECT_EQ(stream[http::field::access_control_allow_origin], k_app);
-  const auto other = c.request(http::verb::get, "/v1/models", {}, {{"Origin", "https://b.example"}});
+  const auto other =
+      c.request(http::verb::get, "/v1/models", {}, {{"Origin", "https://b.example"}});
   EXPECT_EQ(other.result_int(), 200U);
   EXPECT_EQ(other[http::field::access_control_allow_origin], "");
 }
