@@ -40,6 +40,11 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
           {token_row + static_cast<std::int32_t>(s->pending->position - entry.first_position),
            s->pending->row});
     }
+    // Its first entry takes the counts' slot, inside the step: growing the counts may fail
+    // (device memory), and then the step fails and drops its sequences.
+    if (s->params.has_penalties() && s->penalty_slot < 0) {
+      s->penalty_slot = sampler_->counts().acquire();
+    }
     if (entry.kind != schedule_kind::continuing) add_count_load(*s, processing);
     token_row += static_cast<std::int32_t>(entry.num_scheduled_tokens);
     s->num_computed = entry.first_position + entry.num_scheduled_tokens;

@@ -142,10 +142,8 @@ void model_step_executor::forget(const step_plan& plan) {
 void model_step_executor::register_sampling(const step_plan& plan,
                                             std::span<const sequence_sampling> added) {
   for (const sequence_sampling& a : added) {
-    const auto [it, inserted] = sequences_.try_emplace(a.seq, a);
-    if (!inserted) die(plan.step, a.seq, "sampling registered twice for a live sequence");
-    if (sampler_ != nullptr && a.params.has_penalties()) {
-      it->second.penalty_slot = sampler_->counts().acquire();
+    if (!sequences_.try_emplace(a.seq, a).second) {
+      die(plan.step, a.seq, "sampling registered twice for a live sequence");
     }
   }
 }
