@@ -39,6 +39,16 @@ std::vector<server_key> server_keys() {
           "message.reasoning_content (delta.reasoning_content when streaming), as vLLM's "
           "--reasoning-parser",
           PAGEDSERVE_FIELD(reasoning_parser), {"", "qwen3", "deepseek_r1"}),
+      string_key<server_config>(
+          "chat_template",
+          "a Jinja chat template file, or the template itself, used instead of the model's "
+          "(vLLM's --chat-template); empty: the model's own",
+          PAGEDSERVE_FIELD(chat_template)),
+      bool_key<server_config>(
+          "trust_request_chat_template",
+          "let requests bring their own chat_template (vLLM's --trust-request-chat-template); "
+          "otherwise such a request is a 400",
+          PAGEDSERVE_FIELD(trust_request_chat_template)),
       list_key<server_config>(
           "allowed_origins",
           "CORS: origins a browser may call from (\"*\": any); empty: CORS off (no headers, "

@@ -26,6 +26,11 @@ struct server_config {
   std::string served_model_name;  // empty: the model's own name (engine_model_info::name)
   // vLLM's --reasoning-parser: "" (none) | qwen3 | deepseek_r1 (net/openai/reasoning_parser.h).
   std::string reasoning_parser;
+  // vLLM's --chat-template: a Jinja file, or the template itself; it replaces the model's
+  // (runtime/chat/load_chat_template.h). Empty: the model's own.
+  std::string chat_template;
+  // vLLM's --trust-request-chat-template: a request may bring its own chat_template.
+  bool trust_request_chat_template = false;
   // CORS (net/http/cors.h), as vLLM's --allowed-origins/-methods/-headers; off while
   // allowed_origins is empty.
   std::vector<std::string> allowed_origins;

@@ -22,6 +22,7 @@
 #include "net/config/server_metrics.h"
 #include "net/http/listener.h"
 #include "net/http/server_context.h"
+#include "net/openai/served_chat_template.h"
 #include "runtime/chat/chat_template.h"
 
 namespace pagedserve::net {
@@ -157,13 +158,17 @@ void server::impl::join_threads() {
 
 result<std::unique_ptr<server>> server::start(server_config config, io_hooks hooks) {
   if (status valid = validate(config); !valid) return valid.err();
+  auto key_template = load_chat_template_key(config.chat_template);  // before the model loads
+  if (!key_template) return key_template.err();
   auto p = std::make_unique<impl>(std::move(config));
   auto eng = engine::start(p->config.engine);
   if (!eng) return eng.err();
   p->eng = std::move(eng.value());
   const engine_model_info& info = p->eng->model();
   p->metrics.set_model_info(info.quantization, info.kv_cache_dtype);
-  if (info.tok) {
+  if (key_template.value()) {
+    p->chat = std::move(key_template.value());
+  } else if (info.tok) {
     auto chat = chat_template::for_tokenizer(*info.tok);
     if (chat) {
       p->chat.emplace(std::move(chat.value()));
@@ -173,6 +178,7 @@ result<std::unique_ptr<server>> server::start(server_config config, io_hooks hoo
   }
   model_context model = make_model_context(
       info, p->config.served_model_name, p->chat ? &*p->chat : nullptr, p->config.reasoning_parser);
+  model.trust_request_chat_template = p->config.trust_request_chat_template;
   p->ctx.reset(new server_context{p->config,
                                   *p->eng,
                                   p->metrics,

@@ -1,6 +1,7 @@
 // parse_chat_request: /v1/chat/completions. The messages are rendered through the model's
-// chat template (add_generation_prompt true unless the body says otherwise, as in vLLM) and
-// the text encoded without special tokens (encode_chat): the template already has them.
+// chat template, or the request's own when the server trusts those (add_generation_prompt
+// true unless the body says otherwise, as in vLLM), and the text encoded without special
+// tokens (encode_chat): the template already has them.
 
 #include <limits>
 #include <string>
@@ -54,9 +55,9 @@ std::pair<std::optional<std::uint32_t>, std::string_view> read_budget(body_reade
 }
 
 // The template's text and its token ids.
-std::variant<std::vector<token_id>, api_error> render_prompt(chat_request& chat,
+std::variant<std::vector<token_id>, api_error> render_prompt(chat_params& params,
                                                              const model_context& model) {
-  auto text = render_chat_text(chat, model);
+  auto text = render_chat_text(params, model);
   if (auto* err = std::get_if<api_error>(&text)) return std::move(*err);
   std::vector<token_id> ids = encode_chat(*model.tok, std::get<std::string>(text));
   if (ids.empty()) return bad_request("The rendered chat prompt is empty.", "messages");
@@ -79,8 +80,8 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   read_chat_logprobs(reader, out);
   read_structured_output_fields(reader);
   refuse_peer_fields(reader, api_kind::chat_completion);
-  chat_request chat;
-  read_chat_template_fields(reader, chat);
+  chat_params params;
+  read_chat_template_fields(reader, model, params);
   if (reader.boolean("echo").value_or(false)) reader.fail(unsupported("echo", "in chat"));
   const auto [requested, budget_param] = read_budget(reader);
   if (reader.failed()) return reader.error();
@@ -89,14 +90,8 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   if (messages == nullptr) return bad_request("'messages' is required.", "messages");
   auto normalized = normalize_messages(*messages);
   if (auto* err = std::get_if<api_error>(&normalized)) return std::move(*err);
-  if (model.tok == nullptr || model.template_ == nullptr) {
-    return bad_request(
-        "This model has no tokenizer or chat template to render 'messages': use "
-        "/v1/completions.",
-        "messages");
-  }
-  chat.messages = std::get<boost::json::array>(std::move(normalized));
-  auto ids = render_prompt(chat, model);
+  params.chat.messages = std::get<boost::json::array>(std::move(normalized));
+  auto ids = render_prompt(params, model);
   if (auto* err = std::get_if<api_error>(&ids)) return std::move(*err);
   std::vector<token_id>& prompt_ids = std::get<std::vector<token_id>>(ids);
   truncate_prompt(out, prompt_ids);
@@ -112,7 +107,7 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   prompt.request.sampling.logprobs = out.logprobs;
   out.prompts.push_back(std::move(prompt));
   // A model told not to think (Qwen3's enable_thinking) answers without tags: no split.
-  const boost::json::value* thinking = chat.extra.if_contains("enable_thinking");
+  const boost::json::value* thinking = params.chat.extra.if_contains("enable_thinking");
   const bool thinking_off = thinking != nullptr && thinking->is_bool() && !thinking->get_bool();
   out.reasoning_parser = thinking_off ? reasoning_parser_kind::none : model.reasoning_parser;
   return out;

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "net/openai/body_reader.h"
+#include "net/openai/chat_tool_calls.h"
 
 namespace pagedserve::net {
 namespace {
@@ -85,6 +86,9 @@ std::variant<boost::json::object, api_error> normalize_message(const boost::json
   if (auto* err = std::get_if<api_error>(&content)) return std::move(*err);
   boost::json::object normalized = message;
   normalized["content"] = std::get<std::string>(std::move(content));
+  if (role->get_string() == "assistant") {
+    if (auto err = prepare_tool_calls(normalized, param)) return std::move(*err);
+  }
   return normalized;
 }
 

@@ -3,8 +3,9 @@
 // template: each message an object with a known role and its content a string. Content
 // given as text parts ([{"type": "text", "text": ...}, ...]) is joined with "\n" (vLLM's
 // "string" content format, which the templates we run expect); other part types (images,
-// audio, files) are refused. Every other key of a message (name, tool_calls, tool_call_id,
-// ...) reaches the template unchanged.
+// audio, files) are refused. An assistant message's tool_calls get their arguments parsed
+// from JSON text, as vLLM does (chat_tool_calls.h). Every other key of a message (name,
+// tool_call_id, reasoning_content, ...) reaches the template unchanged.
 
 #include <variant>
 

@@ -34,24 +34,21 @@ ids_outcome tokenize_prompt(body_reader& reader, const boost::json::value& promp
   return model.tok->encode(std::string_view(prompt.get_string()), add_special_tokens);
 }
 
-// {"messages": [...]}: rendered by the chat template; add_special_tokens defaults to false
-// (the template writes them).
+// {"messages": [...]}: rendered as /v1/chat/completions renders them (the same template
+// fields); add_special_tokens defaults to false (the template writes them).
 ids_outcome tokenize_messages(body_reader& reader, const boost::json::value& messages,
                               const model_context& model) {
-  chat_request chat;
-  read_chat_template_fields(reader, chat);
+  chat_params params;
+  read_chat_template_fields(reader, model, params);
   const bool add_special_tokens = reader.boolean("add_special_tokens").value_or(false);
   if (const boost::json::array* tools = reader.array("tools"); tools && !tools->empty()) {
     reader.fail(unsupported("tools", "no tool calling"));
   }
   if (reader.failed()) return reader.error();
-  if (model.template_ == nullptr) {
-    return bad_request("This model has no chat template to render 'messages'.", "messages");
-  }
   auto normalized = normalize_messages(messages);
   if (auto* err = std::get_if<api_error>(&normalized)) return std::move(*err);
-  chat.messages = std::get<boost::json::array>(std::move(normalized));
-  auto text = render_chat_text(chat, model);
+  params.chat.messages = std::get<boost::json::array>(std::move(normalized));
+  auto text = render_chat_text(params, model);
   if (auto* err = std::get_if<api_error>(&text)) return std::move(*err);
   const std::string& rendered = std::get<std::string>(text);
   return add_special_tokens ? model.tok->encode(rendered, true) : encode_chat(*model.tok, rendered);

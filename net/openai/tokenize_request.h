@@ -3,7 +3,8 @@
 // of OpenAI's API):
 //   /tokenize   {"prompt": "text", "add_special_tokens": true}
 //            or {"messages": [...], "add_generation_prompt": true, "add_special_tokens": false,
-//                "chat_template_kwargs": {...}}
+//                "continue_final_message": false, "documents": [...], "chat_template": "...",
+//                "chat_template_kwargs": {...}} (the chat template fields as in chat)
 //               both with optional "model" and "return_token_strs" (default false)
 //            -> {"count": N, "max_model_len": L, "tokens": [ids], "token_strs": [...] | null}
 //   /detokenize {"tokens": [ids]} -> {"prompt": "text"} (special tokens kept, as HF decode)

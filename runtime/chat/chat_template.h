@@ -24,13 +24,17 @@ struct chat_request {
   std::optional<boost::json::array> tools;      // absent: the template sees tools=None
   std::optional<boost::json::array> documents;  // absent: documents=None
   bool add_generation_prompt = false;
+  // Render the final message open, for the model to continue it (transformers'
+  // continue_final_message, see continue_final_message.h); excludes add_generation_prompt.
+  bool continue_final_message = false;
   special_tokens specials;    // bos_token, eos_token, ... when the tokenizer defines them
   boost::json::object extra;  // further template kwargs (enable_thinking, ...); they win
                               // over the special tokens, as in transformers
 };
 
-// Builds a request from {"messages": [...], "add_generation_prompt": b, "tools": [...],
-// "documents": [...], <any other key>: template kwarg}. Specials are left empty.
+// Builds a request from {"messages": [...], "add_generation_prompt": b,
+// "continue_final_message": b, "tools": [...], "documents": [...], <any other key>: template
+// kwarg}. Specials are left empty.
 [[nodiscard]] result<chat_request> parse_chat_request(const boost::json::object& object);
 
 class chat_template {

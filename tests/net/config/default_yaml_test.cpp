@@ -44,6 +44,8 @@ void expect_same(const server_config& a, const server_config& b) {
   EXPECT_EQ(a.port, b.port);
   EXPECT_EQ(a.api_key, b.api_key);
   EXPECT_EQ(a.served_model_name, b.served_model_name);
+  EXPECT_EQ(a.chat_template, b.chat_template);
+  EXPECT_EQ(a.trust_request_chat_template, b.trust_request_chat_template);
   EXPECT_EQ(a.num_io_threads, b.num_io_threads);
   EXPECT_EQ(a.max_connections, b.max_connections);
   EXPECT_EQ(a.max_header_bytes, b.max_header_bytes);

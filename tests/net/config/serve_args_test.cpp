@@ -87,6 +87,32 @@ TEST(ServeArgs, FlagsOverrideTheFileWhereverConfigAppears) {
   EXPECT_EQ(r->config.host, "0.0.0.0");
 }
 
+// vLLM's --chat-template (a path or the template inline: any text) and
+// --trust-request-chat-template; the template itself is loaded when the server starts.
+TEST(ServeArgs, ChatTemplateFlagsAreVllms) {
+  auto defaults = parse({});
+  ASSERT_TRUE(defaults) << defaults.err().message;
+  EXPECT_EQ(defaults->config.chat_template, "");
+  EXPECT_FALSE(defaults->config.trust_request_chat_template);
+  auto r =
+      parse({"--chat-template", "/templates/tool_chat.jinja", "--trust-request-chat-template"});
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(r->config.chat_template, "/templates/tool_chat.jinja");
+  EXPECT_TRUE(r->config.trust_request_chat_template);
+  auto inline_template = parse({"--chat-template={{ messages[0].content }}"});
+  ASSERT_TRUE(inline_template) << inline_template.err().message;
+  EXPECT_EQ(inline_template->config.chat_template, "{{ messages[0].content }}");
+  temp_file file("serve.yaml",
+                 "chat_template: \"{% for m in messages %}{{ m.content }}{% endfor %}\"\n"
+                 "trust_request_chat_template: true\n");
+  auto from_file = parse({"--config", file.path().string()});
+  ASSERT_TRUE(from_file) << from_file.err().message;
+  EXPECT_EQ(from_file->config.chat_template, "{% for m in messages %}{{ m.content }}{% endfor %}");
+  EXPECT_TRUE(from_file->config.trust_request_chat_template);
+  EXPECT_EQ(parse_error({"--trust-request-chat-template", "maybe"}),
+            "unexpected argument 'maybe' (flags start with --)");
+}
+
 TEST(ServeArgs, ErrorsNameTheFlag) {
   EXPECT_EQ(parse_error({"--max-num-seqs", "zero"}),
             "--max-num-seqs: max_num_seqs: expected a non-negative integer, got 'zero'");
