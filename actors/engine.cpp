@@ -205,6 +205,7 @@ caf::behavior sink_actor(caf::event_based_actor* self, std::shared_ptr<sink_stat
   return {
       [self, st](token_chunk& chunk) { on_event(self, *st, std::move(chunk)); },
       [self, st](request_final& final) { on_event(self, *st, std::move(final)); },
+      [self, st](request_lifecycle& lifecycle) { on_event(self, *st, std::move(lifecycle)); },
   };
 }
 

@@ -5,7 +5,9 @@
 // tests and fuzzers. No CAF type here.
 //
 // Callbacks run on the implementation's threads, one request's events in order (chunks,
-// then exactly one final per completion); they must not block.
+// then exactly one final per completion; lifecycle events among them only for a request
+// that set report_lifecycle); they must not block. A consumer that does not care about
+// lifecycle events ignores that alternative.
 
 #include <functional>
 #include <memory>
@@ -18,7 +20,7 @@
 
 namespace pagedserve {
 
-using engine_event = std::variant<token_chunk, request_final>;
+using engine_event = std::variant<token_chunk, request_final, request_lifecycle>;
 using engine_callback = std::function<void(const engine_event&)>;
 // Called once per submit_async, before any event of that request: the id, or why the
 // request was refused (then the event callback is never called).

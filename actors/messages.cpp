@@ -12,6 +12,7 @@ void add_engine_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<sampling_params>("pagedserve::sampling_params");
   cfg.add_message_type<token_chunk>("pagedserve::token_chunk");
   cfg.add_message_type<request_final>("pagedserve::request_final");
+  cfg.add_message_type<request_lifecycle>("pagedserve::request_lifecycle");
   cfg.add_message_type<request_usage>("pagedserve::request_usage");
   cfg.add_message_type<engine_stats>("pagedserve::engine_stats");
   cfg.add_message_type<shutdown_report>("pagedserve::shutdown_report");

@@ -68,15 +68,12 @@ void count_final(scheduler_state& st, const request_final& final) {
   }
 }
 
-// Sends what engine_core produced to the sinks, in order (sinks are untyped: anon_send).
+// Sends what engine_core produced to the sinks, in order (sinks are untyped: anon_send):
+// chunks, lifecycle events (requests that asked) and finals.
 void deliver(scheduler_state& st) {
   for (auto& out : st.sends) {
-    if (auto* final = std::get_if<request_final>(&out.event)) {
-      count_final(st, *final);
-      caf::anon_send(out.sink, std::move(*final));
-    } else {
-      caf::anon_send(out.sink, std::move(std::get<token_chunk>(out.event)));
-    }
+    if (auto* final = std::get_if<request_final>(&out.event)) count_final(st, *final);
+    std::visit([&out](auto& event) { caf::anon_send(out.sink, std::move(event)); }, out.event);
   }
   st.sends.clear();
 }

@@ -154,7 +154,9 @@ class completion_tracker {
         outcomes_[i].num_tokens += chunk->token_ids.size();
         return;
       }
-      outcomes_[i].final = std::get<request_final>(ev);
+      const auto* final = std::get_if<request_final>(&ev);
+      if (final == nullptr) return;  // lifecycle events: never asked for here
+      outcomes_[i].final = *final;
       if (++num_finals_ == outcomes_.size()) {
         end_ = clock_type::now();
         done_.notify_all();

@@ -51,9 +51,9 @@ void completion_call::on_event(std::size_t prompt, const engine_event& event) {
   if (finished_ || refused_ || prompt >= request_.prompts.size()) return;
   if (const auto* chunk = std::get_if<token_chunk>(&event)) {
     on_chunk(prompt, *chunk);
-  } else {
-    on_final(prompt, std::get<request_final>(event));
-  }
+  } else if (const auto* final = std::get_if<request_final>(&event)) {
+    on_final(prompt, *final);
+  }  // lifecycle events: HTTP requests never ask for them
 }
 
 void completion_call::on_chunk(std::size_t prompt, const token_chunk& chunk) {

@@ -29,7 +29,10 @@ namespace pagedserve::net {
                 ? 0
                 : 48 * chunk->logprobs.front().top.size() * chunk->logprobs.size());
   }
-  return 256 + 2 * std::get<request_final>(event).text.size();
+  if (const auto* final = std::get_if<request_final>(&event)) {
+    return 256 + 2 * final->text.size();
+  }
+  return 192;  // request_lifecycle: a few numbers
 }
 
 template <class Session>

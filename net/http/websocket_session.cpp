@@ -179,8 +179,10 @@ void websocket_session::submit(ws_submit message) {
   calls_.emplace(serial, std::move(call));
   active_ids_.emplace(message.id, serial);
   for (std::size_t i = 0; i < c.request().prompts.size(); ++i) {
+    generation_request request = c.request().prompts[i].request;
+    request.report_lifecycle = message.lifecycle;  // only this route can ask for it
     c.add_submission(
-        submit_to_session(ctx_.eng, c.request().prompts[i].request, shared_from_this(), serial, i));
+        submit_to_session(ctx_.eng, std::move(request), shared_from_this(), serial, i));
   }
 }
 

@@ -54,15 +54,38 @@ ws_client_message parse_ws_message(std::string_view text) {
                       bad_request("unknown message type \"" + std::string(name) + "\"", "type")};
   }
   const api_kind kind = name == "completion" ? api_kind::completion : api_kind::chat_completion;
+  bool lifecycle = false;
+  if (const json::value* v = object.if_contains("lifecycle"); v != nullptr && !v->is_null()) {
+    if (!v->is_bool()) {
+      return ws_invalid{id, bad_request("\"lifecycle\" must be a boolean", "lifecycle")};
+    }
+    lifecycle = v->as_bool();
+  }
   object.erase("type");
   object.erase("id");
   object.erase("stream");
-  return ws_submit{std::move(id), kind, std::move(value)};
+  object.erase("lifecycle");
+  return ws_submit{std::move(id), kind, std::move(value), lifecycle};
 }
 
 std::string ws_error_message(std::string_view id, const api_error& err) {
   json::object message{{"type", "error"}, {"id", id}};
   message["error"] = to_json(err).at("error");
+  return json::serialize(message);
+}
+
+std::string ws_lifecycle_message(std::string_view id, std::size_t choice,
+                                 const request_lifecycle& lifecycle) {
+  json::object message{{"type", "lifecycle"},    {"id", id},
+                       {"index", choice},        {"stage", to_string(lifecycle.stage)},
+                       {"step", lifecycle.step}, {"time", lifecycle.time}};
+  if (lifecycle.stage == lifecycle_stage::scheduled ||
+      lifecycle.stage == lifecycle_stage::resumed) {
+    message["cached_tokens"] = lifecycle.num_cached_tokens;
+  }
+  if (lifecycle.stage == lifecycle_stage::preempted) {
+    message["computed_tokens_lost"] = lifecycle.num_computed_tokens_lost;
+  }
   return json::serialize(message);
 }
 
@@ -84,6 +107,7 @@ ws_call::ws_call(server_context& ctx, std::string id, api_request request,
       reasons_(request_.prompts.size() * request_.n),
       prompt_tokens_(request_.prompts.size()),
       last_token_(reasons_.size()),
+      finished_messages_(reasons_.size()),
       registration_(ctx.calls) {}
 
 ws_call::~ws_call() {
@@ -103,8 +127,23 @@ void ws_call::on_event(std::size_t prompt, const engine_event& event,
   if (finished_ || prompt >= prompt_tokens_.size()) return;
   if (const auto* chunk = std::get_if<token_chunk>(&event)) {
     on_chunk(prompt, *chunk, out);
+  } else if (const auto* final = std::get_if<request_final>(&event)) {
+    on_final(prompt, *final, out);
   } else {
-    on_final(prompt, std::get<request_final>(event), out);
+    on_lifecycle(prompt, std::get<request_lifecycle>(event), out);
+  }
+}
+
+// Only requests submitted with "lifecycle": true get these (websocket_session::submit).
+void ws_call::on_lifecycle(std::size_t prompt, const request_lifecycle& lifecycle,
+                           std::vector<std::string>& out) {
+  const std::size_t choice = prompt * request_.n + lifecycle.index;
+  if (choice >= reasons_.size() || reasons_[choice]) return;
+  std::string message = ws_lifecycle_message(id_, choice, lifecycle);
+  if (lifecycle.stage == lifecycle_stage::finished) {
+    finished_messages_[choice] = std::move(message);  // the final comes next: see on_final
+  } else {
+    out.push_back(std::move(message));
   }
 }
 
@@ -131,6 +170,7 @@ void ws_call::on_final(std::size_t prompt, const request_final& final,
   const std::size_t choice = prompt * request_.n + final.index;
   if (choice >= reasons_.size() || reasons_[choice]) return;
   if (!final.text.empty()) out.push_back(delta_message(choice, final.text, {}, {}));
+  if (!finished_messages_[choice].empty()) out.push_back(std::move(finished_messages_[choice]));
   reasons_[choice] = final.reason;
   prompt_tokens_[prompt] = final.usage.prompt_tokens;
   completion_tokens_ += final.usage.completion_tokens;

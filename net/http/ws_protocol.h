@@ -1,7 +1,8 @@
 #pragma once
 // ws_protocol: the WebSocket protocol at /v1/stream (docs/websocket.md) without sockets:
 // client messages parsed into submits and cancels, and ws_call, one submitted request's
-// engine events turned into "delta", "done" and "error" messages. Strand-confined.
+// engine events turned into "delta", "lifecycle", "done" and "error" messages.
+// Strand-confined.
 
 #include <chrono>
 #include <cstdint>
@@ -23,7 +24,8 @@ namespace pagedserve::net {
 struct ws_submit {
   std::string id;
   api_kind kind = api_kind::completion;
-  boost::json::value body;  // the request's fields ("type", "id" and "stream" removed)
+  boost::json::value body;  // the request's fields ("type", "id", "stream", "lifecycle" removed)
+  bool lifecycle = false;   // "lifecycle": true: the engine reports each choice's lifecycle
 };
 struct ws_cancel {
   std::string id;
@@ -37,6 +39,10 @@ using ws_client_message = std::variant<ws_submit, ws_cancel, ws_invalid>;
 [[nodiscard]] ws_client_message parse_ws_message(std::string_view text);
 
 [[nodiscard]] std::string ws_error_message(std::string_view id, const api_error& err);
+// {"type": "lifecycle", "id", "index" (the choice), "stage", "step", "time", and
+// "cached_tokens" (scheduled, resumed) or "computed_tokens_lost" (preempted)}.
+[[nodiscard]] std::string ws_lifecycle_message(std::string_view id, std::size_t choice,
+                                               const request_lifecycle& lifecycle);
 // The error sent for every request of a connection whose send queue passed the bound.
 [[nodiscard]] api_error backpressure_error(std::uint64_t max_send_queue_bytes);
 
@@ -63,6 +69,8 @@ class ws_call {
  private:
   void on_chunk(std::size_t prompt, const token_chunk& chunk, std::vector<std::string>& out);
   void on_final(std::size_t prompt, const request_final& final, std::vector<std::string>& out);
+  void on_lifecycle(std::size_t prompt, const request_lifecycle& lifecycle,
+                    std::vector<std::string>& out);
   [[nodiscard]] std::string delta_message(std::size_t choice, const std::string& text,
                                           const std::vector<token_id>& token_ids,
                                           const std::vector<chunk_logprob>& logprobs) const;
@@ -80,6 +88,9 @@ class ws_call {
   std::optional<std::string> engine_error_;
   bool first_token_seen_ = false;
   std::vector<std::optional<clock::time_point>> last_token_;  // per choice
+  // Per choice: its "finished" lifecycle message, held until the final's flushed text went
+  // out, so that it follows the choice's last delta.
+  std::vector<std::string> finished_messages_;
   bool finished_ = false;
   call_registration registration_;
 };

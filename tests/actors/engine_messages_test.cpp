@@ -138,6 +138,33 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   EXPECT_TRUE(r.timed_out);
 }
 
+TEST(engine_messages, lifecycle_events_and_the_opt_in_survive_serialization) {
+  caf::actor_system_config cfg;
+  add_engine_message_types(cfg);
+  caf::actor_system system{cfg};
+  generation_request req = greedy_request({1, 2}, 3);
+  req.report_lifecycle = true;
+  EXPECT_TRUE(round_trip(system, req).report_lifecycle);
+  EXPECT_FALSE(round_trip(system, greedy_request({1, 2}, 3)).report_lifecycle);
+
+  request_lifecycle event;
+  event.request = request_id{9};
+  event.index = 2;
+  event.stage = lifecycle_stage::resumed;
+  event.num_cached_tokens = 48;
+  event.num_computed_tokens_lost = 7;
+  event.step = 12345678901ULL;
+  event.time = 1.5;
+  const request_lifecycle got = round_trip(system, event);
+  EXPECT_EQ(got.request, request_id{9});
+  EXPECT_EQ(got.index, 2u);
+  EXPECT_EQ(got.stage, lifecycle_stage::resumed);
+  EXPECT_EQ(got.num_cached_tokens, 48u);
+  EXPECT_EQ(got.num_computed_tokens_lost, 7u);
+  EXPECT_EQ(got.step, 12345678901ULL);
+  EXPECT_EQ(got.time, 1.5);
+}
+
 TEST(engine_messages, engine_errors_render_with_their_category_and_context) {
   caf::actor_system_config cfg;
   add_engine_message_types(cfg);

@@ -11,6 +11,8 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "actors/engine.h"
@@ -52,6 +54,7 @@ class event_recorder {
     std::uint32_t n = 1;
     std::vector<token_chunk> chunks;
     std::vector<request_final> finals;
+    std::vector<engine_event> log;  // every event, in arrival order
     std::uint64_t num_events = 0;
     std::uint64_t num_chunks_after_final = 0;  // per completion index: must stay 0
   };
@@ -62,14 +65,15 @@ class event_recorder {
     return [st = st_](const engine_event& ev) {
       const std::lock_guard<std::mutex> lock(st->mutex);
       ++st->num_events;
+      st->log.push_back(ev);
       if (const auto* chunk = std::get_if<token_chunk>(&ev)) {
         const bool after_final =
             std::any_of(st->finals.begin(), st->finals.end(),
                         [&](const request_final& f) { return f.index == chunk->index; });
         if (after_final) ++st->num_chunks_after_final;
         st->chunks.push_back(*chunk);
-      } else {
-        st->finals.push_back(std::get<request_final>(ev));
+      } else if (const auto* final = std::get_if<request_final>(&ev)) {
+        st->finals.push_back(*final);
       }
       st->changed.notify_all();
     };
@@ -112,6 +116,32 @@ class event_recorder {
   [[nodiscard]] std::vector<token_chunk> chunks() const {
     const std::lock_guard<std::mutex> lock(st_->mutex);
     return st_->chunks;
+  }
+  [[nodiscard]] std::vector<engine_event> log() const {
+    const std::lock_guard<std::mutex> lock(st_->mutex);
+    return st_->log;
+  }
+  // Completion `index`'s events in order: "chunk", "final" or the lifecycle stage.
+  [[nodiscard]] std::vector<std::string> kinds(std::uint32_t index = 0) const {
+    std::vector<std::string> out;
+    for (const engine_event& ev : log()) {
+      if (const auto* c = std::get_if<token_chunk>(&ev); c && c->index == index) {
+        out.emplace_back("chunk");
+      } else if (const auto* f = std::get_if<request_final>(&ev); f && f->index == index) {
+        out.emplace_back("final");
+      } else if (const auto* l = std::get_if<request_lifecycle>(&ev); l && l->index == index) {
+        out.emplace_back(to_string(l->stage));
+      }
+    }
+    return out;
+  }
+  [[nodiscard]] std::vector<request_lifecycle> lifecycle(std::uint32_t index = 0) const {
+    std::vector<request_lifecycle> out;
+    for (const engine_event& ev : log()) {
+      const auto* l = std::get_if<request_lifecycle>(&ev);
+      if (l != nullptr && l->index == index) out.push_back(*l);
+    }
+    return out;
   }
   [[nodiscard]] std::uint64_t num_events() const {
     const std::lock_guard<std::mutex> lock(st_->mutex);

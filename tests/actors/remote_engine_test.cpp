@@ -116,6 +116,7 @@ class child_process {
 caf::behavior recording_sink(caf::event_based_actor* self, engine_callback callback) {
   return {
       [callback](const token_chunk& chunk) { callback(chunk); },
+      [callback](const request_lifecycle& lifecycle) { callback(lifecycle); },
       [self, callback](const request_final& final) {
         callback(final);
         self->quit();
@@ -150,7 +151,8 @@ std::vector<generation_request> test_requests() {
   std::vector<generation_request> requests = {greedy_request({1, 17, 33, 49}, 10),
                                               greedy_request({1, 250, 2, 499, 7}, 7),
                                               greedy_request({1, 3}, 12)};
-  requests[1].sampling.logprobs = 3;  // logprobs cross the network too
+  requests[1].sampling.logprobs = 3;    // logprobs cross the network too
+  requests[2].report_lifecycle = true;  // and lifecycle events
   return requests;
 }
 
@@ -224,6 +226,12 @@ TEST(RemoteEngine, StreamsOverTheNetworkLikeALocalEngineAndShutsDownTheServer) {
     EXPECT_EQ(remote[i].finals()[0].reason, finish_reason::length);
     EXPECT_EQ(remote[i].finals()[0].usage.prompt_tokens, requests[i].prompt_token_ids.size());
     EXPECT_EQ(remote[i].finals()[0].usage.completion_tokens, requests[i].max_tokens);
+    // The same stages in the same places among the chunks as locally (none unless asked).
+    EXPECT_EQ(remote[i].kinds(), rec.kinds()) << "request " << i;
+    EXPECT_EQ(remote[i].lifecycle().size(), requests[i].report_lifecycle ? 3u : 0u);
+    for (const request_lifecycle& l : remote[i].lifecycle()) {
+      EXPECT_EQ(l.request, remote[i].finals()[0].request);
+    }
   }
   EXPECT_EQ((*local)->shutdown(5s).num_leaked_blocks, 0u);
 

@@ -1,7 +1,7 @@
 // The WebSocket protocol at /v1/stream (docs/websocket.md) through the npm `ws` client:
 // deltas then done with usage, two requests interleaved on one socket, cancel, errors for bad
-// requests, and a slow reader that overruns --ws-max-send-queue-bytes without hurting the
-// server.
+// requests, lifecycle messages for a request that asks, and a slow reader that overruns
+// --ws-max-send-queue-bytes without hurting the server.
 
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
@@ -86,6 +86,42 @@ it('two concurrent requests on one socket interleave and both complete', async (
     // Interleaved: some message of b arrived before a's last message.
     const order = c.order;
     assert.ok(order.indexOf('b') < order.lastIndexOf('a'), `not interleaved: ${order.join('')}`);
+  } finally {
+    ws.close();
+  }
+});
+
+it('"lifecycle": true adds lifecycle messages around the deltas; a repeat finds its prompt cached', async () => {
+  const ws = await open_socket(server.port);
+  try {
+    const c = new ws_collector(ws);
+    const prompt = 'lifecycle over a web socket, one stage at a time';
+    const fields = { model: served_model_name, prompt, max_tokens: 6, ignore_eos: true, lifecycle: true };
+    // One after the other: the second finds the first's prompt blocks in the prefix cache.
+    for (const id of ['life-1', 'life-2']) {
+      ws.send(request_message(id, 'completion', fields));
+      assert.equal((await c.wait_final(id)).type, 'done');
+    }
+    const kinds = (id) => c.messages(id).map((m) => (m.type === 'lifecycle' ? m.raw.stage : m.type));
+    for (const id of ['life-1', 'life-2']) {
+      const k = kinds(id);
+      assert.deepEqual(k.slice(0, 2), ['queued', 'scheduled'], k.join(' '));
+      assert.deepEqual(k.slice(-2), ['finished', 'done'], k.join(' '));
+      assert.ok(k.slice(2, -2).every((t) => t === 'delta'), k.join(' '));
+      for (const m of c.messages(id).filter((m) => m.type === 'lifecycle')) {
+        assert.equal(m.raw.index, 0);
+        assert.equal(typeof m.raw.step, 'number');
+        assert.equal(typeof m.raw.time, 'number');
+      }
+    }
+    const cached = (id) => c.messages(id).find((m) => m.raw.stage === 'scheduled').raw.cached_tokens;
+    // Whole 16-token blocks, never the prompt's last token (kv_cache_manager.cpp,
+    // get_computed_blocks): floor((prompt_tokens - 1) / 16) * 16.
+    const prompt_tokens = completion_prompt_tokens(prompt);
+    assert.equal(cached('life-2'), Math.floor((prompt_tokens - 1) / 16) * 16);
+    ws.send(request_message('life-3', 'completion', { ...fields, lifecycle: false }));
+    await c.wait_final('life-3');
+    assert.ok(c.messages('life-3').every((m) => m.type !== 'lifecycle'), 'not asked for');
   } finally {
     ws.close();
   }

@@ -147,6 +147,98 @@ TEST(WebSocketServer, AClientThatNeverReadsGetsItsRequestsCancelled) {
   }
 }
 
+// A completion with "lifecycle": true (ignore_eos, greedy).
+json::value lifecycle_completion(const std::string& id, const json::value& prompt,
+                                 std::uint32_t max_tokens, bool lifecycle = true) {
+  return json::object{{"type", "completion"},     {"id", id},           {"prompt", prompt},
+                      {"max_tokens", max_tokens}, {"ignore_eos", true}, {"temperature", 0.0},
+                      {"lifecycle", lifecycle}};
+}
+
+// Every message of request `id` up to its done (one request on the socket at a time).
+std::vector<json::value> until_done(ws_client& ws) {
+  std::vector<json::value> out;
+  do {
+    out.push_back(ws.receive());
+    if (out.back().is_null()) break;
+  } while (type_of(out.back()) != "done" && type_of(out.back()) != "error");
+  return out;
+}
+
+// Choice `index`'s messages as "delta", "done" or the lifecycle stage; the tokens it got.
+std::vector<std::string> kinds_of(const std::vector<json::value>& messages, std::int64_t index,
+                                  std::size_t* num_tokens = nullptr) {
+  std::vector<std::string> out;
+  for (const json::value& m : messages) {
+    const std::string type = type_of(m);
+    if (type == "done" || type == "error") {
+      out.push_back(type);
+      continue;
+    }
+    if (m.at("index").to_number<std::int64_t>() != index) continue;
+    if (type == "lifecycle") out.emplace_back(m.at("stage").as_string());
+    if (type != "delta") continue;
+    out.push_back(type);
+    if (num_tokens != nullptr) *num_tokens += m.at("token_ids").as_array().size();
+  }
+  return out;
+}
+
+const json::value* stage_of(const std::vector<json::value>& messages, const std::string& stage) {
+  for (const json::value& m : messages) {
+    if (type_of(m) == "lifecycle" && m.at("stage").as_string() == stage) return &m;
+  }
+  return nullptr;
+}
+
+// Queued and scheduled before the first delta, finished after the last one, then done.
+void expect_lifecycle_around_deltas(const std::vector<std::string>& kinds) {
+  ASSERT_GE(kinds.size(), 4u);
+  EXPECT_EQ(kinds[0], "queued");
+  EXPECT_EQ(kinds[1], "scheduled");
+  for (std::size_t i = 2; i + 2 < kinds.size(); ++i) EXPECT_EQ(kinds[i], "delta") << i;
+  EXPECT_EQ(kinds[kinds.size() - 2], "finished");
+  EXPECT_EQ(kinds.back(), "done");
+}
+
+TEST(WebSocketServer, LifecycleMessagesComeInOrderWithTheDeltasOnlyWhenAsked) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  ws_client ws(s->port());
+  // 40 bytes (41 tokens with BOS): a repeat finds floor((41 - 1) / 16) = 2 blocks of 16 in
+  // the prefix cache, and 2 for 40 tokens too (runtime/kv/kv_cache_manager.cpp,
+  // get_computed_blocks: whole blocks, never the prompt's last token): 32 tokens.
+  const std::string prompt = "0123456789abcdefghijklmnopqrstuvwxyzABCD";
+  for (const std::uint32_t expected_cached : {0u, 32u}) {
+    ws.send(lifecycle_completion("l", json::string(prompt), 4));
+    const std::vector<json::value> messages = until_done(ws);
+    std::size_t num_tokens = 0;
+    expect_lifecycle_around_deltas(kinds_of(messages, 0, &num_tokens));
+    EXPECT_EQ(num_tokens, 4u);
+    const json::value* scheduled = stage_of(messages, "scheduled");
+    ASSERT_NE(scheduled, nullptr);
+    EXPECT_EQ(scheduled->at("cached_tokens").to_number<std::uint32_t>(), expected_cached);
+    EXPECT_EQ(scheduled->at("id").as_string(), "l");
+    EXPECT_TRUE(scheduled->at("step").is_number());
+    EXPECT_TRUE(scheduled->at("time").is_number());
+  }
+  ws.send(lifecycle_completion("plain", json::string(prompt), 4, false));
+  for (const json::value& m : until_done(ws)) EXPECT_NE(type_of(m), "lifecycle");
+}
+
+TEST(WebSocketServer, LifecycleMessagesNameTheirChoice) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  ws_client ws(s->port());
+  ws.send(lifecycle_completion("two", json::array{"first prompt", "second prompt"}, 3));
+  const std::vector<json::value> messages = until_done(ws);
+  for (const std::int64_t choice : {0, 1}) {
+    std::size_t num_tokens = 0;
+    expect_lifecycle_around_deltas(kinds_of(messages, choice, &num_tokens));
+    EXPECT_EQ(num_tokens, 3u) << "choice " << choice;
+  }
+}
+
 TEST(WebSocketServer, UpgradeNeedsTheApiKey) {
   server_config config = test_config();
   config.api_key = "k";

@@ -21,7 +21,7 @@ namespace {
 
 using sink_id = int;
 using core_type = engine_core<sink_id>;
-using event_type = std::variant<token_chunk, request_final>;
+using event_type = engine_output;
 
 // The fake executor's stream for `prompt`: what every request must receive.
 std::vector<token_id> expected_stream(const std::vector<token_id>& prompt, std::size_t n) {
