@@ -5,8 +5,9 @@
 //
 // Public (cross the network when the engine is published; registered by
 // add_engine_message_types): generation_request, sampling_params, token_chunk,
-// request_final, request_usage, engine_stats, shutdown_report, request_id. Nested in them
-// (inspected, not registered): chunk_logprob, token_logprob, histogram.
+// request_final, request_lifecycle, request_usage, engine_stats, shutdown_report,
+// request_id. Nested in them (inspected, not registered): chunk_logprob, token_logprob,
+// histogram.
 // Internal (same process only): step_message, step_output, executor_step, step_result,
 // whitelisted as unsafe types.
 //
@@ -88,32 +89,55 @@ typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
   std::uint64_t seed = x.seed.value_or(0);
   bool has_logprobs = x.logprobs.has_value();
   std::int32_t logprobs = x.logprobs.value_or(0);
+  bool has_prompt_logprobs = x.prompt_logprobs.has_value();
+  std::int32_t prompt_logprobs = x.prompt_logprobs.value_or(0);
   std::vector<token_id> bias_tokens;
   std::vector<float> bias_values;
   for (const auto& [token, bias] : x.logit_bias) {
     bias_tokens.push_back(token);
     bias_values.push_back(bias);
   }
+  // bad_words_token_ids flattened: each word's length, then all the ids.
+  std::vector<std::uint32_t> bad_word_lengths;
+  std::vector<token_id> bad_word_ids;
+  for (const std::vector<token_id>& word : x.bad_words_token_ids) {
+    bad_word_lengths.push_back(static_cast<std::uint32_t>(word.size()));
+    bad_word_ids.insert(bad_word_ids.end(), word.begin(), word.end());
+  }
   auto load = caf::meta::load_callback([&]() -> caf::error {
     x.seed = has_seed ? std::optional<std::uint64_t>(seed) : std::nullopt;
     x.logprobs = has_logprobs ? std::optional<std::int32_t>(logprobs) : std::nullopt;
+    x.prompt_logprobs =
+        has_prompt_logprobs ? std::optional<std::int32_t>(prompt_logprobs) : std::nullopt;
     if (bias_tokens.size() != bias_values.size()) return caf::sec::invalid_argument;
     x.logit_bias.clear();
     for (std::size_t i = 0; i < bias_tokens.size(); ++i) {
       x.logit_bias.emplace_back(bias_tokens[i], bias_values[i]);
     }
+    x.bad_words_token_ids.clear();
+    std::size_t at = 0;
+    for (const std::uint32_t length : bad_word_lengths) {
+      if (length > bad_word_ids.size() - at) return caf::sec::invalid_argument;
+      x.bad_words_token_ids.emplace_back(
+          bad_word_ids.begin() + static_cast<std::ptrdiff_t>(at),
+          bad_word_ids.begin() + static_cast<std::ptrdiff_t>(at + length));
+      at += length;
+    }
+    if (at != bad_word_ids.size()) return caf::sec::invalid_argument;
     return caf::none;
   });
   return f(caf::meta::type_name("sampling_params"), x.temperature, x.top_p, x.top_k, x.min_p,
            has_seed, seed, has_logprobs, logprobs, x.presence_penalty, x.frequency_penalty,
-           x.repetition_penalty, bias_tokens, bias_values, x.min_tokens, load);
+           x.repetition_penalty, bias_tokens, bias_values, x.min_tokens, has_prompt_logprobs,
+           prompt_logprobs, x.allowed_token_ids, bad_word_lengths, bad_word_ids, load);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, generation_request& x) {
   return f(caf::meta::type_name("generation_request"), x.prompt_token_ids, x.prompt, x.max_tokens,
            x.sampling, x.stop_token_ids, x.stop, x.ignore_eos, x.n, x.priority,
-           x.skip_special_tokens, x.add_special_tokens, x.include_stop_str_in_output);
+           x.skip_special_tokens, x.add_special_tokens, x.include_stop_str_in_output,
+           x.report_lifecycle);
 }
 
 template <class Inspector>
@@ -123,13 +147,13 @@ typename Inspector::result_type inspect(Inspector& f, token_logprob& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, chunk_logprob& x) {
-  return f(caf::meta::type_name("chunk_logprob"), x.token, x.logprob, x.top);
+  return f(caf::meta::type_name("chunk_logprob"), x.token, x.logprob, x.top, x.rank);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, token_chunk& x) {
-  return f(caf::meta::type_name("token_chunk"), x.request, x.index, x.token_ids, x.text,
-           x.logprobs);
+  return f(caf::meta::type_name("token_chunk"), x.request, x.index, x.token_ids, x.text, x.logprobs,
+           x.prompt_logprobs);
 }
 
 template <class Inspector>
@@ -148,6 +172,13 @@ typename Inspector::result_type inspect(Inspector& f, request_final& x) {
   });
   return f(caf::meta::type_name("request_final"), x.request, x.index, x.reason, x.error_message,
            has_stop_string, stop_string, x.text, x.usage, x.queue_time_s, load);
+}
+
+// lifecycle_stage is an enum: CAF 0.17 serializes it itself.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, request_lifecycle& x) {
+  return f(caf::meta::type_name("request_lifecycle"), x.request, x.index, x.stage,
+           x.num_cached_tokens, x.num_computed_tokens_lost, x.step, x.time);
 }
 
 template <class Inspector>

@@ -150,7 +150,7 @@ struct scatter_tokens_params {
 // (runtime/sampling/sampler.h), step for step. The uniform of the draw is
 // philox_uniform(seed, sequence_index, draw) (runtime/sampling/philox.h), computed on the
 // device.
-// The last six words are the row's logits processing (process_logits_params), done first.
+// The last eight words are the row's logits processing (process_logits_params), done first.
 struct sampling_row {
   float temperature = 1.0F;  // below 1e-5: greedy (argmax, lowest id on ties)
   float top_p = 1.0F;        // 1: off
@@ -165,6 +165,10 @@ struct sampling_row {
   std::int32_t penalty_slot = -1;  // the row of process_logits_params::counts; -1: none
   std::int32_t edit_begin = 0;     // the row's edits: [edit_begin, edit_begin + edit_count)
   std::int32_t edit_count = 0;
+  // The row's allowed tokens (none: all), ascending, as process_logits_params::edits pairs
+  // [allow_begin, allow_begin + allow_count) whose second words are unused.
+  std::int32_t allow_begin = 0;
+  std::int32_t allow_count = 0;
 };
 inline constexpr std::int64_t sampling_row_words = sizeof(sampling_row) / 4;
 static_assert(sizeof(sampling_row) % 8 == 0, "rows of an i32 tensor, 8-byte aligned");

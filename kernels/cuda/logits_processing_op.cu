@@ -36,8 +36,25 @@ __device__ __forceinline__ float penalized_logit(float logit, unsigned int packe
   return __fsub_rn(logit, row.presence_penalty);
 }
 
-// One block per row: its edits (each token once, so no two threads write one logit), then
-// its penalties over the vocabulary.
+// Whether `token` is among the row's allowed ids: `allowed` is `count` (token, unused)
+// pairs, ascending.
+__device__ __forceinline__ bool is_allowed(const std::int32_t* allowed, std::int32_t count,
+                                           std::int64_t token) {
+  std::int32_t lo = 0;
+  std::int32_t hi = count;
+  while (lo < hi) {
+    const std::int32_t mid = lo + (hi - lo) / 2;
+    if (allowed[2 * std::int64_t{mid}] < token) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < count && allowed[2 * std::int64_t{lo}] == token;
+}
+
+// One block per row: its allowed-token mask, its edits (each token once, so no two threads
+// write one logit), then its penalties over the vocabulary.
 __global__ void __launch_bounds__(process_threads)
     process_logits_kernel(float* logits, const sampling_row* rows, const std::int32_t* edits,
                           std::int64_t num_edits, const std::int32_t* counts,
@@ -46,6 +63,16 @@ __global__ void __launch_bounds__(process_threads)
   float* l = logits + static_cast<std::int64_t>(blockIdx.x) * vocab;
   DEVICE_CHECK("process_logits", row.edit_begin >= 0 && row.edit_count >= 0 &&
                                      row.edit_begin + std::int64_t{row.edit_count} <= num_edits);
+  if (row.allow_count > 0) {  // uniform over the block: every thread reaches the barrier
+    DEVICE_CHECK(
+        "process_logits",
+        row.allow_begin >= 0 && row.allow_begin + std::int64_t{row.allow_count} <= num_edits);
+    const std::int32_t* allowed = edits + 2 * std::int64_t{row.allow_begin};
+    for (std::int64_t i = threadIdx.x; i < vocab; i += process_threads) {
+      if (!is_allowed(allowed, row.allow_count, i)) l[i] = -INFINITY;
+    }
+    __syncthreads();  // the mask comes first
+  }
   for (int e = row.edit_begin + static_cast<int>(threadIdx.x); e < row.edit_begin + row.edit_count;
        e += process_threads) {
     const std::int32_t token = edits[2 * std::int64_t{e}];

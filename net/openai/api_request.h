@@ -30,6 +30,8 @@ struct model_context {
   std::uint32_t max_n = 16;
   const tokenizer* tok = nullptr;            // null: only token-id prompts are accepted
   const chat_template* template_ = nullptr;  // null: chat is refused with a clear 400
+  // vLLM's --trust-request-chat-template: a request may bring its own `chat_template`.
+  bool trust_request_chat_template = false;
   // For sampling fields a request leaves out (generation_config auto).
   generation_defaults sampling_defaults;
   // The server's reasoning_parser: how chat answers are split (reasoning_parser.h).
@@ -57,6 +59,12 @@ struct api_request {
   // Completions: `logprobs` N (0..20) → N alternatives per token. Chat: `logprobs: true` and
   // `top_logprobs` N. Absent: no logprobs.
   std::optional<std::int32_t> logprobs;
+  // vLLM's prompt_logprobs N; completions with echo and logprobs N default it to N (the
+  // prompt's logprobs then lead the choice's). Chat answers carry them at the top level.
+  std::optional<std::int32_t> prompt_logprobs;
+  // Completions with echo and max_tokens 0 (vLLM): the engine generates one token, which
+  // the response leaves out: the choice is the prompt (and its logprobs) alone.
+  bool echo_only = false;
   std::string user;  // passed through, unused
   // vLLM's truncate_prompt_tokens (-1 already resolved to max_model_len): only the last this
   // many prompt tokens are kept.

@@ -104,13 +104,17 @@ std::optional<api_error> finish_prompt(raw_prompt& raw, bool add_special_tokens,
   return check_token_ids(raw.ids, model, "prompt");
 }
 
-// max_tokens: absent → 16 (within the context); null → the rest of the context.
+// max_tokens: absent → 16 (within the context); null → the rest of the context; 0 only
+// with echo (one token is generated and left out, as vLLM does).
 std::optional<std::uint32_t> requested_max_tokens(const boost::json::object& body,
                                                   body_reader& reader, std::size_t prompt_len,
-                                                  const model_context& model) {
+                                                  const model_context& model, api_request& out) {
+  const std::int64_t least = out.echo ? 0 : 1;
   if (const auto given =
-          reader.integer("max_tokens", 1, std::numeric_limits<std::uint32_t>::max())) {
-    return static_cast<std::uint32_t>(*given);
+          reader.integer("max_tokens", least, std::numeric_limits<std::uint32_t>::max())) {
+    if (*given > 0) return static_cast<std::uint32_t>(*given);
+    out.echo_only = true;
+    return 1U;
   }
   if (body.contains("max_tokens")) return std::nullopt;
   const std::size_t remaining =
@@ -119,15 +123,16 @@ std::optional<std::uint32_t> requested_max_tokens(const boost::json::object& bod
       std::min<std::size_t>(k_default_completion_max_tokens, std::max<std::size_t>(remaining, 1)));
 }
 
-// Fields only /v1/completions has: logprobs N, echo, suffix, add_special_tokens.
+// Fields only /v1/completions has: logprobs N, echo, suffix, add_special_tokens (after
+// read_common_fields: prompt_logprobs is known).
 void read_completion_fields(body_reader& reader, api_request& out, generation_request& base) {
   if (const auto n = reader.integer("logprobs", 0, k_max_logprobs)) {
     out.logprobs = static_cast<std::int32_t>(*n);
   }
   out.echo = reader.boolean("echo").value_or(false);
-  if (out.echo && out.logprobs) {
-    reader.fail(bad_request(
-        "'echo' with 'logprobs' is not supported (prompt logprobs are not computed).", "echo"));
+  if (out.echo && out.logprobs && !out.prompt_logprobs) {  // vLLM: echo's logprobs
+    out.prompt_logprobs = out.logprobs;
+    base.sampling.prompt_logprobs = out.logprobs;
   }
   if (const auto suffix = reader.string("suffix"); suffix && !suffix->empty()) {
     reader.fail(unsupported("suffix", "no insertion mode"));
@@ -165,7 +170,7 @@ parse_outcome parse_completion_request(const boost::json::value& body, const mod
     if (truncate_prompt(out, raw.ids) && model.tok != nullptr) {  // echo what was kept
       prompt.prompt_text = model.tok->decode(raw.ids, base.skip_special_tokens);
     }
-    const auto requested = requested_max_tokens(object, reader, raw.ids.size(), model);
+    const auto requested = requested_max_tokens(object, reader, raw.ids.size(), model, out);
     if (reader.failed()) return reader.error();
     auto budget = resolve_max_tokens(raw.ids.size(), requested, model, "prompt", "max_tokens");
     if (auto* err = std::get_if<api_error>(&budget)) return std::move(*err);

@@ -67,6 +67,15 @@ void completion_logprobs::append(const chunk_logprob& lp, const tokenizer* tok) 
   tokens_.emplace_back(text);
 }
 
+void completion_logprobs::append_unscored(token_id id, const tokenizer* tok) {
+  const std::string text = token_text(tok, id);
+  text_offset_.emplace_back(next_offset_);
+  next_offset_ += count_code_points(text);
+  token_logprobs_.emplace_back(nullptr);
+  top_logprobs_.emplace_back(nullptr);
+  tokens_.emplace_back(text);
+}
+
 boost::json::object completion_logprobs::take() {
   boost::json::object out;
   out["tokens"] = std::move(tokens_);

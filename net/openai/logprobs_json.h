@@ -32,6 +32,8 @@ inline constexpr double k_min_json_logprob = -9999.0;
 class completion_logprobs {
  public:
   void append(const chunk_logprob& lp, const tokenizer* tok);
+  // A token without logprobs (a prompt's first): null token_logprobs and top_logprobs.
+  void append_unscored(token_id id, const tokenizer* tok);
   [[nodiscard]] bool empty() const { return tokens_.empty(); }
   // The arrays gathered since the last take (streaming sends one object per chunk);
   // text_offset keeps counting across takes.

@@ -25,7 +25,7 @@ struct peer_field {
   bool chat_only = false;
 };
 
-constexpr std::array<peer_field, 30> k_peer_fields = {{
+constexpr std::array<peer_field, 25> k_peer_fields = {{
     // Structured output: vLLM >= 0.12, its legacy names, SGLang's.
     {"structured_outputs", neutral::absent, "structured output is not implemented yet"},
     {"guided_json", neutral::absent, "structured output is not implemented yet"},
@@ -39,17 +39,13 @@ constexpr std::array<peer_field, 30> k_peer_fields = {{
     {"regex", neutral::absent, "structured output is not implemented yet"},
     {"ebnf", neutral::absent, "structured output is not implemented yet"},
     // Sampling and stopping.
-    {"bad_words", neutral::empty_array, "only an empty list is accepted"},
-    {"allowed_token_ids", neutral::absent, "no token allow-list"},
     {"logits_processors", neutral::absent, "no custom logits processors"},
     {"custom_logit_processor", neutral::absent, "no custom logits processors"},
     {"no_stop_trim", neutral::false_value, "only false is accepted"},
     {"stop_regex", neutral::absent, "no regular-expression stops"},
     {"use_beam_search", neutral::false_value, "no beam search"},
     {"length_penalty", neutral::one, "no beam search"},
-    {"spaces_between_special_tokens", neutral::true_value, "only true is accepted"},
     // Output and prompt handling.
-    {"prompt_logprobs", neutral::absent, "no prompt logprobs yet"},
     {"return_token_ids", neutral::false_value, "only false is accepted"},
     {"return_tokens_as_token_ids", neutral::false_value, "only false is accepted"},
     {"return_hidden_states", neutral::false_value, "only false is accepted"},
@@ -59,7 +55,6 @@ constexpr std::array<peer_field, 30> k_peer_fields = {{
     {"reasoning_effort", neutral::absent, "no reasoning controls"},
     {"thinking_token_budget", neutral::absent, "no reasoning controls"},
     {"kv_transfer_params", neutral::absent, "no disaggregated prefill"},
-    {"documents", neutral::absent, "no documents for the chat template yet", true},
 }};
 
 bool is_neutral(const boost::json::value& v, neutral want) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "net/openai/token_list_fields.h"
+
 namespace pagedserve::net {
 namespace {
 
@@ -57,6 +59,7 @@ void read_processing_fields(body_reader& reader, const model_context& model, sam
   s.min_tokens = static_cast<std::uint32_t>(
       reader.integer("min_tokens", 0, std::int64_t{1} << 31).value_or(0));
   read_logit_bias(reader, model, s);
+  read_token_list_fields(reader, model, s);
 }
 
 std::optional<api_error> check_min_tokens(const generation_request& request) {

@@ -154,12 +154,32 @@ void read_common_fields(body_reader& reader, const model_context& model, api_req
   read_stop_token_ids(reader, model, base);
   base.ignore_eos = reader.boolean("ignore_eos").value_or(false);
   base.skip_special_tokens = reader.boolean("skip_special_tokens").value_or(true);
+  // vLLM's detokenizer for tokenizer.json (fast) tokenizers joins consecutive special tokens
+  // without spaces either way, as ours does (HF's decode): both values give the same text.
+  (void)reader.boolean("spaces_between_special_tokens");
   base.include_stop_str_in_output = reader.boolean("include_stop_str_in_output").value_or(false);
   base.priority =
       static_cast<std::int32_t>(reader.integer("priority", k_int32_min, k_int32_max).value_or(0));
   read_processing_fields(reader, model, base.sampling);
   read_truncation(reader, model, out);
+  read_prompt_logprobs(reader, out, base);
   base.n = out.n;
+}
+
+// vLLM's prompt_logprobs N (0..20): the prompt's logprobs with N alternatives per position.
+// Not with stream (vLLM refuses it: they would all arrive at once, before any token).
+void read_prompt_logprobs(body_reader& reader, api_request& out, generation_request& base) {
+  const auto n = reader.integer("prompt_logprobs", 0, k_max_logprobs);
+  if (!n) return;
+  if (out.stream) {  // vLLM refuses N > 0; 0 asks for nothing a stream could carry
+    if (*n > 0) {
+      reader.fail(bad_request("'prompt_logprobs' is not available when 'stream' is true.",
+                              "prompt_logprobs"));
+    }
+    return;
+  }
+  out.prompt_logprobs = static_cast<std::int32_t>(*n);
+  base.sampling.prompt_logprobs = out.prompt_logprobs;
 }
 
 std::variant<std::uint32_t, api_error> resolve_max_tokens(std::size_t prompt_len,

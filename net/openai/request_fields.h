@@ -29,6 +29,9 @@ inline constexpr double k_max_temperature = 2.0;
 void read_common_fields(body_reader& reader, const model_context& model, api_request& out,
                         generation_request& base);
 
+// prompt_logprobs (part of read_common_fields): into out.prompt_logprobs and the sampling.
+void read_prompt_logprobs(body_reader& reader, api_request& out, generation_request& base);
+
 // The completion budget of a prompt of `prompt_len` tokens: `requested`, or the rest of the
 // context when absent. A prompt that fills the context, or a budget that does not fit
 // beside it, is a 400 with code context_length_exceeded. `prompt_word` is "prompt" or

@@ -1,8 +1,9 @@
 #include "net/openai/response_builder.h"
 
+#include "net/openai/prompt_logprobs_json.h"
+
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <utility>
 
 namespace pagedserve::net {
@@ -33,6 +34,8 @@ response_builder::response_builder(const api_request& request, const tokenizer* 
       continuous_usage_(request.stream && request.include_usage && request.continuous_usage_stats),
       echo_(request.echo && request.kind == api_kind::completion),
       want_logprobs_(request.logprobs.has_value()),
+      want_prompt_logprobs_(request.prompt_logprobs.has_value()),
+      echo_only_(request.echo_only),
       tok_(tok),
       id_(std::move(response_id)),
       created_(created) {
@@ -40,7 +43,9 @@ response_builder::response_builder(const api_request& request, const tokenizer* 
   for (const api_prompt& p : request.prompts) {
     prompt_lens_.push_back(static_cast<std::uint32_t>(p.request.prompt_token_ids.size()));
     echo_texts_.push_back(echo_ ? p.prompt_text : std::string());
+    if (want_prompt_logprobs_) prompt_ids_.push_back(p.request.prompt_token_ids);
   }
+  prompt_lps_.resize(want_prompt_logprobs_ ? prompt_lens_.size() : 0);
   choices_.resize(prompt_lens_.size() * n_);
   for (std::size_t i = 0; i < choices_.size(); ++i) {
     choices_[i].index = static_cast<std::uint32_t>(i);
@@ -60,9 +65,15 @@ response_builder::choice_state& response_builder::choice_at(std::size_t prompt_i
   return c;
 }
 
-void response_builder::on_chunk(std::size_t prompt_index, const token_chunk& chunk,
+void response_builder::on_chunk(std::size_t prompt_index, const token_chunk& event,
                                 std::vector<std::string>& payloads) {
-  choice_state& c = choice_at(prompt_index, chunk.index);
+  choice_state& c = choice_at(prompt_index, event.index);
+  // Completion 0's first chunk carries the prompt's logprobs; its siblings start later.
+  if (want_prompt_logprobs_ && !event.prompt_logprobs.empty()) {
+    prompt_lps_[prompt_index] = event.prompt_logprobs;
+  }
+  token_chunk muted;  // echo_only: the one generated token is left out
+  const token_chunk& chunk = echo_only_ ? muted : event;
   const auto num_tokens = static_cast<std::uint32_t>(chunk.token_ids.size());
   if (!stream_) {
     c.num_streamed_tokens += num_tokens;
@@ -76,17 +87,15 @@ void response_builder::on_chunk(std::size_t prompt_index, const token_chunk& chu
   text.content = start_choice(c, payloads) + text.content;  // the role chunk precedes them
   c.num_streamed_tokens += num_tokens;
   boost::json::value logprobs = nullptr;
-  if (want_logprobs_ && !chunk.logprobs.empty()) {
-    if (kind_ == api_kind::completion) {
-      add_logprobs(c, chunk);
-      logprobs = c.completion_lp.take();
-    } else {
-      boost::json::array content;
-      for (const chunk_logprob& lp : chunk.logprobs) {
-        content.emplace_back(chat_logprob_entry(lp, tok_));
-      }
-      logprobs = boost::json::object{{"content", std::move(content)}};
+  if (want_logprobs_ && kind_ == api_kind::completion) {
+    add_logprobs(c, chunk);
+    if (!c.completion_lp.empty()) logprobs = c.completion_lp.take();
+  } else if (want_logprobs_ && !chunk.logprobs.empty()) {
+    boost::json::array content;
+    for (const chunk_logprob& lp : chunk.logprobs) {
+      content.emplace_back(chat_logprob_entry(lp, tok_));
     }
+    logprobs = boost::json::object{{"content", std::move(content)}};
   }
   // A chunk per token event even when its text is held back (incomplete UTF-8, a possible
   // stop string), as vLLM does: clients time tokens by chunks (TTFT, ITL).
@@ -108,7 +117,7 @@ void response_builder::on_final(std::size_t prompt_index, const request_final& f
   if (final.reason == finish_reason::error && !error_message_) {
     error_message_ = final.error_message.empty() ? "generation failed" : final.error_message;
   }
-  split_text text = split(c, final.text, true);
+  split_text text = split(c, echo_only_ ? std::string() : final.text, true);
   if (!stream_) {
     c.text += text.content;
     c.reasoning_text += text.reasoning;
@@ -139,6 +148,9 @@ std::vector<std::string> response_builder::finish() {
   list.reserve(choices_.size());
   for (choice_state& c : choices_) list.emplace_back(full_choice(c));
   body["choices"] = std::move(list);
+  if (want_prompt_logprobs_ && kind_ == api_kind::chat_completion) {  // vLLM: top level
+    body["prompt_logprobs"] = prompt_logprobs_json(prompt_ids_[0], prompt_lps_[0], tok_);
+  }
   body["usage"] = usage_json(/*streamed_so_far=*/false);
   payloads.push_back(boost::json::serialize(body));
   return payloads;
@@ -264,6 +276,10 @@ boost::json::object response_builder::full_choice(choice_state& c) {
   if (kind_ == api_kind::completion) {
     o["text"] = echo_texts_[c.prompt_index] + c.text;
     if (want_logprobs_) logprobs = c.completion_lp.take();
+    if (want_prompt_logprobs_) {
+      o["prompt_logprobs"] =
+          prompt_logprobs_json(prompt_ids_[c.prompt_index], prompt_lps_[c.prompt_index], tok_);
+    }
   } else {
     boost::json::object message{{"role", "assistant"}, {"content", c.text}};
     if (c.reasoning) {  // vLLM: null where a side is empty
@@ -281,8 +297,16 @@ boost::json::object response_builder::full_choice(choice_state& c) {
   return o;
 }
 
+// Completions with echo: the prompt's tokens and logprobs come first (the first token has
+// none), as vLLM joins prompt_logprobs and the output's.
 void response_builder::add_logprobs(choice_state& c, const token_chunk& chunk) {
   if (!want_logprobs_) return;
+  if (kind_ == api_kind::completion && echo_ && !c.prompt_lp_added) {
+    c.prompt_lp_added = true;
+    const std::vector<token_id>& ids = prompt_ids_[c.prompt_index];
+    if (!ids.empty()) c.completion_lp.append_unscored(ids.front(), tok_);
+    for (const chunk_logprob& lp : prompt_lps_[c.prompt_index]) c.completion_lp.append(lp, tok_);
+  }
   for (const chunk_logprob& lp : chunk.logprobs) {
     if (kind_ == api_kind::completion) {
       c.completion_lp.append(lp, tok_);
@@ -290,24 +314,6 @@ void response_builder::add_logprobs(choice_state& c, const token_chunk& chunk) {
       c.chat_lp.emplace_back(chat_logprob_entry(lp, tok_));
     }
   }
-}
-
-// ---- free functions ----
-
-std::string make_response_id(api_kind kind) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  static constexpr char k_hex[] = "0123456789abcdef";
-  std::string id = kind == api_kind::chat_completion ? "chatcmpl-" : "cmpl-";
-  for (int word = 0; word < 2; ++word) {
-    std::uint64_t bits = rng();
-    for (int i = 0; i < 16; ++i, bits >>= 4U) id += k_hex[bits & 0xFU];
-  }
-  return id;
-}
-
-std::string_view finish_reason_name(finish_reason kind) {
-  // OpenAI/vLLM call a cancelled request "abort"; the other names are the engine's own.
-  return kind == finish_reason::cancelled ? "abort" : to_string(kind);
 }
 
 }  // namespace pagedserve::net

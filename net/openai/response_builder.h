@@ -56,7 +56,8 @@ class response_builder {
     completion_logprobs completion_lp;  // completions: pending (streaming) or all
     boost::json::array chat_lp;         // chat, non-streaming: logprobs.content
     std::uint32_t num_streamed_tokens = 0;
-    bool started = false;  // streaming: role chunk / echo text sent
+    bool started = false;          // streaming: role chunk / echo text sent
+    bool prompt_lp_added = false;  // completions with echo: the prompt's logprobs added
     bool finished = false;
     finish_reason reason = finish_reason::length;
     std::optional<std::string> stop_string;
@@ -89,8 +90,13 @@ class response_builder {
   bool continuous_usage_;
   bool echo_;
   bool want_logprobs_;
+  bool want_prompt_logprobs_;
+  bool echo_only_;
   std::vector<std::uint32_t> prompt_lens_;
   std::vector<std::string> echo_texts_;  // per prompt, only with echo
+  // Per prompt, with prompt logprobs: its ids, and its logprobs once completion 0 sent them.
+  std::vector<std::vector<token_id>> prompt_ids_;
+  std::vector<std::vector<chunk_logprob>> prompt_lps_;
   const tokenizer* tok_;
   std::string id_;
   std::int64_t created_;

@@ -4,6 +4,7 @@
 #include <bit>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/engine/model_step_executor.h"
@@ -23,6 +24,7 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
   std::int32_t token_row = 0;
   std::int32_t row = 0;
   bool keep_logits = false;
+  std::vector<std::pair<std::size_t, live_sequence*>> prompt_takers;  // answer index
   for (std::size_t i = 0; i < members.size(); ++i) {
     const scheduled_sequence& entry = plan.scheduled[i];
     live_sequence* s = members[i];
@@ -30,6 +32,7 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
       if (entry.samples) f.answers.push_back(skipped(entry.seq));
       continue;
     }
+    if (s->pending && s->bans_follow_samples) resolve_pending(*s);
     if (s->pending && s->pending->position >= entry.first_position &&
         s->pending->position < std::size_t{entry.first_position} + entry.num_scheduled_tokens) {
       if (source_step && *source_step != s->pending->step) {
@@ -54,6 +57,9 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
       append_words(sampling, trailer);
       s->tokens.push_back(0);  // placeholder: the device knows it
       s->pending = pending_sample{plan.step, row, s->tokens.size() - 1};
+      if (s->params.prompt_logprobs && !s->prompt_logprobs_sent) {
+        prompt_takers.emplace_back(f.answers.size(), s);
+      }
       f.answers.push_back({entry.seq, row, s->params.logprobs, 0, std::nullopt});
       keep_logits = keep_logits || s->params.logprobs.has_value();
     } else {
@@ -67,9 +73,12 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
   batch.device_tokens = std::move(device_tokens);
   if (source_step) batch.token_source = sampler_->tokens_on_device(*source_step);
   batch.trailer = trailer;
+  batch.eager = reads_prompt_rows(members);
   sampler_->begin(plan.step);
   forward_->enqueue(batch, *cache_);
   f.replayed_graph = forward_->last_replayed_graph();
+  if (batch.eager) gather_prompt_logprobs(plan, members);
+  for (const auto& [index, s] : prompt_takers) take_prompt_logprobs(*s, f.answers[index]);
   sampler_->sample(plan.step, forward_->last_logits(), forward_->last_trailer(), keep_logits,
                    processing);
   f.on_device = true;
@@ -87,8 +96,25 @@ void model_step_executor::add_processing(live_sequence& s, kernels::sampling_row
     processing.edits.push_back(e.token);
     processing.edits.push_back(std::bit_cast<std::int32_t>(e.bias));
   }
-  processing.processes = processing.processes || !edits.empty() || s.penalty_slot >= 0;
+  // allowed_token_ids ride in the edits array as (token, 0) pairs, ascending.
+  row.allow_begin = static_cast<std::int32_t>(processing.edits.size() / 2);
+  row.allow_count = static_cast<std::int32_t>(s.params.allowed_token_ids.size());
+  for (const token_id t : s.params.allowed_token_ids) {
+    processing.edits.push_back(t);
+    processing.edits.push_back(0);
+  }
+  processing.processes =
+      processing.processes || !edits.empty() || s.penalty_slot >= 0 || row.allow_count > 0;
   processing.counts = processing.counts || s.penalty_slot >= 0;
+}
+
+void model_step_executor::resolve_pending(live_sequence& s) {
+  sampler_->wait(s.pending->step);
+  const token_id token =
+      sampler_->tokens(s.pending->step)[static_cast<std::size_t>(s.pending->row)];
+  if (token < 0 || token >= vocab_size_) die("the device sampled a token outside the vocabulary");
+  s.tokens[s.pending->position] = token;
+  s.pending.reset();
 }
 
 // A (re)loaded sequence's device counts, from every token it has (none is pending then).
@@ -127,6 +153,7 @@ result<sched::step_output> model_step_executor::read_device_samples(const in_fli
       }
     }
     sched::sampled_token& sampled = output.sampled.emplace_back(a.seq, token);
+    sampled.prompt_logprobs = a.prompt_logprobs;  // f is const: the step is read once
     if (a.row >= 0 && a.logprobs) {
       sampled.logprobs = compute_logprobs(sampler_->logits_row(f.step, a.row), token, *a.logprobs);
     }

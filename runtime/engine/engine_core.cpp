@@ -8,32 +8,10 @@
 #include <string>
 #include <utility>
 
+#include "runtime/engine/engine_core_state.h"
 #include "runtime/engine/output_stream.h"
 
 namespace pagedserve {
-
-// One of a request's n sequences. Lives inside its request_state.
-struct engine_core_base::completion {
-  request_state* owner = nullptr;
-  std::uint32_t index = 0;
-  completion_id internal;  // the scheduler's id for this completion
-  seq_id seq;              // valid once queued
-  bool queued = false;     // handed to the scheduler
-  std::unique_ptr<output_stream> stream;
-  std::uint32_t num_generated = 0;
-  std::uint32_t num_cached_tokens = 0;
-  std::optional<double> first_scheduled;  // the first step that scheduled it (queue time)
-  bool done = false;
-};
-
-struct engine_core_base::request_state {
-  request_id id;
-  generation_request request;  // prompt moved out into prompt_ids
-  std::vector<token_id> prompt_ids;
-  std::vector<completion> completions;
-  std::uint32_t num_done = 0;
-  double arrival_time = 0.0;  // engine_core::add's `now`
-};
 
 engine_core_base::engine_core_base(engine_core_setup setup)
     : setup_(std::move(setup)),
@@ -104,6 +82,9 @@ sched::request_spec engine_core_base::spec_for(const request_state& r, completio
     spec.stop_token_ids.insert(spec.stop_token_ids.end(), setup_.eos_token_ids.begin(),
                                setup_.eos_token_ids.end());
   }
+  // Only completion 0 computes the prompt logprobs (its siblings share the prompt).
+  spec.skip_reading_prefix_cache =
+      req.sampling.prompt_logprobs.has_value() && internal == r.completions.front().internal;
   return spec;
 }
 
@@ -143,7 +124,8 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
   state->completions[0].queued = true;
   by_internal_id_.emplace(state->completions[0].internal, &state->completions[0]);
   by_seq_.emplace(*added, &state->completions[0]);
-  scheduler_->take_events(scheduler_events_);  // arrivals: nothing to route
+  // Its arrival event stays with the scheduler and is routed with the next step's: events
+  // of a step already planned may be waiting there too, and none may be dropped.
   const request_id id = state->id;
   ++totals_.num_requests;
   totals_.num_prompt_tokens += static_cast<std::uint64_t>(state->prompt_ids.size()) * n;
@@ -163,6 +145,7 @@ bool engine_core_base::plan(double now, step_message& msg) {
     if (!c.first_scheduled) c.first_scheduled = now;
     const request_state& owner = *c.owner;
     sequence_sampling added{entry.seq, owner.request.sampling, c.index};
+    if (c.index != 0) added.params.prompt_logprobs.reset();
     added.num_prompt_tokens = static_cast<std::uint32_t>(owner.prompt_ids.size());
     added.held_stop_token_ids = owner.request.stop_token_ids;
     if (!owner.request.ignore_eos) {
@@ -188,9 +171,13 @@ void engine_core_base::count_step(const sched::step_plan& plan) {
 
 void engine_core_base::apply(const sched::step_output& output, double now,
                              std::vector<event>& events) {
+  at_ = moment{output.step, now};
+  route_scheduler_events(events);  // arrivals, admissions and preemptions since the last call
+  release_lifecycle(output.step, events);  // this step's, before its tokens
   scheduler_->update_from_output(output, now);
   emit_tokens(output, now, events);
   route_scheduler_events(events);
+  release_lifecycle(output.step, events);  // siblings queued by this step's first token
 }
 
 // Tokens of completions still going become chunks. A token of a completion already done
@@ -239,6 +226,7 @@ void engine_core_base::emit_token(completion& c, const sched::sampled_token& sam
   chunk.token_ids = std::move(delta.token_ids);
   chunk.text = std::move(delta.text);
   if (c.owner->request.sampling.logprobs) attach_logprobs(c, sampled, chunk);
+  if (!sampled.prompt_logprobs.empty()) attach_prompt_logprobs(c, sampled, chunk);
   if (!delta.stop_string) return;
   // The text reached a stop string: the scheduler stops the sequence now (its blocks go
   // back at once); its own finished event is then ignored since the completion is done.
@@ -246,31 +234,16 @@ void engine_core_base::emit_token(completion& c, const sched::sampled_token& sam
   end_completion(c, finish_reason::stop, std::string(), events, std::move(delta.stop_string));
 }
 
-// The stream never holds token ids back (only text), so a chunk carries the one token just
-// sampled (or none, past a stop): its logprobs line up with token_ids one to one.
-void engine_core_base::attach_logprobs(const completion& c, const sched::sampled_token& sampled,
-                                       token_chunk& chunk) const {
-  if (chunk.token_ids.empty()) return;
-  if (!sampled.logprobs) {
-    std::fprintf(stderr,
-                 "pagedserve::engine_core: request %llu asked for logprobs but the executor sent "
-                 "none for sequence %llu\n",
-                 static_cast<unsigned long long>(c.owner->id.value()),
-                 static_cast<unsigned long long>(sampled.seq.value()));
-    std::abort();
-  }
-  chunk.logprobs.push_back(
-      chunk_logprob{sampled.token, sampled.logprobs->chosen_logprob, sampled.logprobs->top});
-}
-
-// Lifecycle events from the scheduler: cached prefix lengths, and the ends it decided
-// (length, EOS/stop ids, cancel, abort).
+// Lifecycle events from the scheduler: cached prefix lengths, the client's lifecycle events
+// (report_lifecycle; held until their step is applied), and the ends it decided (length,
+// EOS/stop ids, cancel, abort).
 void engine_core_base::route_scheduler_events(std::vector<event>& events) {
   scheduler_->take_events(scheduler_events_);
   for (const sched::scheduler_event& e : scheduler_events_) {
     const auto it = by_internal_id_.find(sched::stamp_of(e).request);
     if (it == by_internal_id_.end() || it->second->done) continue;
     completion& c = *it->second;
+    if (c.owner->request.report_lifecycle) hold_lifecycle(c.owner->id, c.index, e);
     if (const auto* admitted = std::get_if<sched::request_scheduled>(&e)) {
       c.num_cached_tokens = admitted->num_cached_tokens;
     } else if (const auto* done = std::get_if<sched::request_finished>(&e)) {
@@ -295,6 +268,7 @@ void engine_core_base::end_unqueued(request_state& r, finish_reason reason, cons
 void engine_core_base::end_completion(completion& c, finish_reason reason,
                                       std::string error_message, std::vector<event>& events,
                                       std::optional<std::string> stop_string) {
+  if (c.owner->request.report_lifecycle) report_finished(c.owner->id, c.index, events);
   request_final final_event;
   final_event.stop_string = std::move(stop_string);
   final_event.request = c.owner->id;
@@ -314,6 +288,9 @@ void engine_core_base::end_completion(completion& c, finish_reason reason,
 void engine_core_base::fail(std::uint64_t step, const std::string& why, double now,
                             std::vector<event>& events) {
   ++totals_.num_failed_steps;
+  at_ = moment{step, now};
+  route_scheduler_events(events);
+  release_lifecycle(step, events);
   abort_reason_ = why;
   (void)scheduler_->abort_step(step, now);
   route_scheduler_events(events);
@@ -323,6 +300,8 @@ void engine_core_base::fail(std::uint64_t step, const std::string& why, double n
 bool engine_core_base::cancel_request(request_id id, double now, std::vector<event>& events) {
   const auto it = requests_.find(id);
   if (it == requests_.end()) return false;
+  at_ = moment{scheduler_->totals().num_steps, now};  // the step the next plan will get
+  route_scheduler_events(events);
   for (completion& c : it->second->completions) {
     if (!c.done && c.queued) (void)scheduler_->cancel(c.internal, now);
   }

@@ -10,6 +10,9 @@
 //   fail_step(step, why, now, sends)  every request with a sequence in that step fails
 //   cancel(id, now, sends)        -> the request's blocks go back to the pool at once
 //
+// A request with report_lifecycle also gets request_lifecycle events, each sent with the
+// output of the step it belongs to, before that step's tokens (lifecycle_queue.h).
+//
 // Up to two steps may be in flight (plan N+1 while N runs): apply outputs in step order.
 // A request with n > 1 runs n sequences (completion index 0..n-1, sampler streams 0..n-1):
 // completion 0 first; the others join when its first token arrives and find the prompt's
@@ -30,6 +33,7 @@
 #include "runtime/engine/engine_config.h"
 #include "runtime/engine/engine_plan.h"
 #include "runtime/engine/generation_request.h"
+#include "runtime/engine/lifecycle_queue.h"
 #include "runtime/engine/request_check.h"
 #include "runtime/engine/step_executor.h"
 #include "runtime/model/model_config.h"
@@ -44,10 +48,13 @@ struct step_message {
   std::vector<sequence_sampling> new_sequences;
 };
 
+// What a sink receives (request_lifecycle only for requests that asked).
+using engine_output = std::variant<token_chunk, request_final, request_lifecycle>;
+
 template <class Sink>
 struct outgoing {
   Sink sink;
-  std::variant<token_chunk, request_final> event;
+  engine_output event;
 };
 
 // Everything engine_core knows about the model and memory at start-up.
@@ -84,7 +91,7 @@ class engine_core_base {
   struct request_state;
   struct event {
     request_id request;
-    std::variant<token_chunk, request_final> payload;
+    engine_output payload;
   };
 
   [[nodiscard]] result<request_id> add_request(generation_request request, double now);
@@ -105,10 +112,18 @@ class engine_core_base {
                   std::vector<event>& events);
   void attach_logprobs(const completion& c, const sched::sampled_token& sampled,
                        token_chunk& chunk) const;
+  void attach_prompt_logprobs(const completion& c, const sched::sampled_token& sampled,
+                              token_chunk& chunk) const;
   void add_siblings(request_state& r, double now);
   void end_unqueued(request_state& r, finish_reason reason, const std::string& why,
                     std::vector<event>& events);
   void route_scheduler_events(std::vector<event>& events);
+  // Lifecycle events (report_lifecycle only): held per step, then sent before the tokens
+  // (engine_core_lifecycle.cpp).
+  void hold_lifecycle(request_id request, std::uint32_t index, const sched::scheduler_event& e);
+  void release_lifecycle(std::uint64_t step, std::vector<event>& events);
+  void report_finished(request_id request, std::uint32_t index, std::vector<event>& events);
+  void push_lifecycle(const request_lifecycle& lifecycle, std::vector<event>& events);
   void end_completion(completion& c, finish_reason reason, std::string error_message,
                       std::vector<event>& events,
                       std::optional<std::string> stop_string = std::nullopt);
@@ -125,6 +140,14 @@ class engine_core_base {
   std::uint64_t next_internal_ = 1;
   std::vector<sched::scheduler_event> scheduler_events_;  // reused
   std::string abort_reason_;  // while fail() routes the aborted sequences' finals
+  lifecycle_queue lifecycle_;
+  std::vector<request_lifecycle> lifecycle_scratch_;  // reused
+  // The step and time of the apply/fail/cancel running now: a `finished` event's stamp.
+  struct moment {
+    std::uint64_t step = 0;
+    double time = 0.0;
+  };
+  moment at_;
   engine_stats totals_;
 };
 

@@ -5,6 +5,7 @@
 //
 // Per request the sink receives zero or more token_chunk messages, in order, then exactly
 // one request_final. With n > 1 each chunk and the final name the completion `index`.
+// A request that sets report_lifecycle also gets request_lifecycle events among them.
 
 #include <cstdint>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "common/ids.h"
 #include "common/types.h"
+#include "runtime/engine/request_lifecycle.h"
 #include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/sampling_params.h"
 #include "runtime/sched/finish_reason.h"
@@ -37,6 +39,10 @@ struct generation_request {
   // For a text prompt: let the tokenizer add BOS and friends (false for chat-template text,
   // which already contains them).
   bool add_special_tokens = true;
+  // Opt-in: the sink also receives request_lifecycle events (queued, scheduled with the
+  // prompt tokens found in the prefix cache, preempted, resumed, finished), in order with
+  // the token chunks (runtime/engine/request_lifecycle.h).
+  bool report_lifecycle = false;
 };
 
 // One generated token's log-probability and the most likely alternatives at its position
@@ -45,6 +51,7 @@ struct chunk_logprob {
   token_id token = 0;
   float logprob = 0.0f;
   std::vector<token_logprob> top;  // sampling.logprobs entries, most likely first
+  std::int32_t rank = 1;           // of `token`: 1 + tokens with a strictly larger logit
 };
 
 struct token_chunk {
@@ -54,6 +61,10 @@ struct token_chunk {
   std::string text;                 // their stable text (empty without a tokenizer)
   // One entry per token_ids entry when the request set sampling.logprobs; else empty.
   std::vector<chunk_logprob> logprobs;
+  // sampling.prompt_logprobs set: completion 0's first chunk carries the prompt's, one entry
+  // per prompt token after the first (which has none), the `top` from the raw distribution
+  // at the position before. Empty in every other chunk.
+  std::vector<chunk_logprob> prompt_logprobs;
 };
 
 struct request_usage {

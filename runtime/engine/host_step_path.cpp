@@ -14,9 +14,11 @@ namespace pagedserve::detail {
 void model_step_executor::run_on_host(const step_plan& plan,
                                       const std::vector<live_sequence*>& members,
                                       in_flight_step& f) {
-  const forward::forward_batch batch = batch_of(plan, members);
+  forward::forward_batch batch = batch_of(plan, members);
+  batch.eager = reads_prompt_rows(members);
   forward::forward_output out;
   if (!batch.sequences.empty()) out = forward_->run(batch, *cache_);
+  if (batch.eager) gather_prompt_logprobs(plan, members);
   std::size_t row = 0;  // members[i]'s row in out.last_logits
   for (std::size_t i = 0; i < members.size(); ++i) {
     const scheduled_sequence& entry = plan.scheduled[i];
@@ -36,13 +38,16 @@ void model_step_executor::run_on_host(const step_plan& plan,
         answer{entry.seq, static_cast<std::int32_t>(this_row), std::nullopt, next, std::nullopt});
     // The raw distribution (before temperature and truncation), as vLLM reports by default.
     if (s->params.logprobs) a.host_logprobs = compute_logprobs(logits, next, *s->params.logprobs);
+    take_prompt_logprobs(*s, a);
   }
 }
 
 // The sampler's pick from the logits after the sequence's processing (logits_processing.h).
 token_id model_step_executor::sample_on_host(std::span<const float> logits, live_sequence& s) {
   const std::vector<logit_edit> edits = s.edits();
-  if (edits.empty() && !s.params.has_penalties()) return sample(logits, s.params, s.sampler);
+  if (edits.empty() && !s.params.has_penalties() && s.params.allowed_token_ids.empty()) {
+    return sample(logits, s.params, s.sampler);
+  }
   thread_local std::vector<float> processed;
   processed.assign(logits.begin(), logits.end());
   process_logits(processed, s.params, edits, &s.counts);
@@ -55,6 +60,7 @@ sched::step_output model_step_executor::host_output(in_flight_step& f) {
   for (answer& a : f.answers) {
     sched::sampled_token& sampled = output.sampled.emplace_back(a.seq, a.token);
     sampled.logprobs = std::move(a.host_logprobs);
+    sampled.prompt_logprobs = std::move(a.prompt_logprobs);
   }
   return output;
 }

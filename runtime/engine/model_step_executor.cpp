@@ -10,6 +10,8 @@
 #include <string>
 #include <utility>
 
+#include "runtime/sampling/bad_words.h"
+
 namespace pagedserve::detail {
 namespace {
 
@@ -116,8 +118,12 @@ collected_step model_step_executor::collect() {
 }
 
 std::vector<logit_edit> live_sequence::edits() const {
-  if (params.logit_bias.empty() && num_generated() >= params.min_tokens) return {};
-  return logit_edits(params, held_stop_token_ids, num_generated());
+  if (params.logit_bias.empty() && num_generated() >= params.min_tokens &&
+      params.bad_words_token_ids.empty()) {
+    return {};
+  }
+  const std::vector<token_id> banned = bad_word_bans(params.bad_words_token_ids, generated());
+  return logit_edits(params, held_stop_token_ids, num_generated(), banned);
 }
 
 // A sequence goes with its device counts' slot.

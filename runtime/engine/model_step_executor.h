@@ -18,6 +18,7 @@
 #include "runtime/engine/step_executor.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/forward/paged_kv_cache.h"
+#include "runtime/sampling/bad_words.h"
 #include "runtime/sampling/logits_processing.h"
 #include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/sampler.h"
@@ -46,7 +47,8 @@ struct live_sequence : sched::sequence_mirror {
       : params(s.params),
         sampler(sampler_state::create(s.params, s.sequence_index)),
         num_prompt_tokens(s.num_prompt_tokens),
-        held_stop_token_ids(s.held_stop_token_ids) {}
+        held_stop_token_ids(s.held_stop_token_ids),
+        bans_follow_samples(has_multi_token_bad_words(s.params.bad_words_token_ids)) {}
 
   [[nodiscard]] std::size_t num_generated() const {
     return tokens.size() > num_prompt_tokens ? tokens.size() - num_prompt_tokens : 0;
@@ -67,6 +69,21 @@ struct live_sequence : sched::sequence_mirror {
   std::vector<token_id> held_stop_token_ids;
   token_counts counts;             // host sampling with penalties: kept up to date
   std::int32_t penalty_slot = -1;  // device sampling with penalties: its device_token_counts row
+  // A bad word of several tokens: the next step's bans depend on the token just sampled, so
+  // the device path reads it before planning (no overlap for this sequence).
+  bool bans_follow_samples = false;
+  // params.prompt_logprobs: positions below prompt_logprobs_next have their entry (for the
+  // token after them) in prompt_logprobs, which leaves with the first sample. A resumed
+  // prefill skips them, so each position is reported once.
+  std::size_t prompt_logprobs_next = 0;
+  std::vector<logprobs_result> prompt_logprobs;
+  bool prompt_logprobs_sent = false;
+
+  // Whether a prompt position (after prompt_logprobs_next) still needs its logits.
+  [[nodiscard]] bool wants_prompt_logprobs() const {
+    return params.prompt_logprobs && !prompt_logprobs_sent &&
+           prompt_logprobs_next + 1 < num_prompt_tokens;
+  }
 };
 
 // One sampling entry of a step, answered at collect.
@@ -76,6 +93,7 @@ struct answer {
   std::optional<std::int32_t> logprobs;
   token_id token = 0;  // host sampling: known at submit
   std::optional<logprobs_result> host_logprobs;
+  std::vector<logprobs_result> prompt_logprobs{};  // the sequence's, with its first sample
 };
 
 // The answer to an entry whose sequence is unknown (dropped by a failed step).
@@ -128,10 +146,17 @@ class model_step_executor final : public step_executor {
   void run_on_host(const step_plan& plan, const std::vector<live_sequence*>& members,
                    in_flight_step& f);
   [[nodiscard]] token_id sample_on_host(std::span<const float> logits, live_sequence& s);
+  // prompt_logprobs (prompt_logprobs_path.cpp): after the step's forward, the logprobs of
+  // the prompt positions it computed; a sequence's first sampling answer takes them all.
+  [[nodiscard]] static bool reads_prompt_rows(const std::vector<live_sequence*>& members);
+  void gather_prompt_logprobs(const step_plan& plan, const std::vector<live_sequence*>& members);
+  static void take_prompt_logprobs(live_sequence& s, answer& a);
   // Adds the row's logits processing to `processing` and `row`.
   static void add_processing(live_sequence& s, kernels::sampling_row& row,
                              step_processing& processing);
   static void add_count_load(const live_sequence& s, step_processing& processing);
+  // Waits for the step that sampled `s`'s pending token and puts the token in its place.
+  void resolve_pending(live_sequence& s);
   void erase(seq_id seq);
   [[nodiscard]] result<sched::step_output> read_device_samples(const in_flight_step& f);
   [[nodiscard]] static sched::step_output host_output(in_flight_step& f);

@@ -1,5 +1,6 @@
 #include "runtime/engine/request_check.h"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <utility>
@@ -15,6 +16,27 @@ status check_prompt(const request_limits& limits, const generation_request& requ
     if (id < 0 || static_cast<std::uint32_t>(id) >= limits.vocab_size) {
       return invalid("prompt token id " + std::to_string(id) + " is outside the vocabulary [0, " +
                      std::to_string(limits.vocab_size) + ")");
+    }
+  }
+  return status::success();
+}
+
+status check_token(const request_limits& limits, token_id id, const char* field) {
+  if (id < 0 || static_cast<std::uint32_t>(id) >= limits.vocab_size) {
+    return invalid(std::string(field) + " token id " + std::to_string(id) +
+                   " is outside the vocabulary [0, " + std::to_string(limits.vocab_size) + ")");
+  }
+  return status::success();
+}
+
+// allowed_token_ids and bad_words' ids must be in the vocabulary.
+status check_vocabulary_lists(const request_limits& limits, const sampling_params& sampling) {
+  for (const token_id id : sampling.allowed_token_ids) {
+    if (status ok = check_token(limits, id, "allowed_token_ids"); !ok) return ok;
+  }
+  for (const std::vector<token_id>& word : sampling.bad_words_token_ids) {
+    for (const token_id id : word) {
+      if (status ok = check_token(limits, id, "bad_words"); !ok) return ok;
     }
   }
   return status::success();
@@ -37,6 +59,7 @@ status check_generation(const request_limits& limits, const generation_request& 
                      " is outside the vocabulary [0, " + std::to_string(limits.vocab_size) + ")");
     }
   }
+  if (status ok = check_vocabulary_lists(limits, request.sampling); !ok) return ok;
   if (!request.stop.empty() && !limits.tok) {
     return invalid("stop strings need a tokenizer; this engine has none (use stop_token_ids)");
   }
@@ -98,6 +121,10 @@ status check_request(const request_limits& limits, const generation_request& req
 
 status prepare_request(const request_limits& limits, generation_request& request) {
   if (status ok = tokenize_prompt(limits, request); !ok) return ok;
+  // The device's allowed-token mask searches the list: ascending, each id once.
+  std::vector<token_id>& allowed = request.sampling.allowed_token_ids;
+  std::sort(allowed.begin(), allowed.end());
+  allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
   return check_request(limits, request);
 }
 

@@ -33,6 +33,8 @@ struct device_token {
 struct forward_batch {
   std::vector<sequence_step> sequences;
   bool return_all_logits = false;
+  // Never replay a decode graph: model_forward::row_logits() reads this step's rows.
+  bool eager = false;
 
   std::vector<device_token> device_tokens;
   kernels::tensor token_source;  // [m] i32 on the backend; needed when device_tokens is set

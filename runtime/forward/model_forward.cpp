@@ -61,8 +61,9 @@ void model_forward::enqueue(const forward_batch& batch, paged_kv_cache& cache) {
   if (!batch.device_tokens.empty() && batch.token_source.numel() == 0) {
     broken("device tokens without a token source");
   }
-  last_replayed_graph_ =
-      graphs_ != nullptr && !batch.return_all_logits && graphs_->covers(cache, meta);
+  last_num_tokens_ = meta.num_tokens;
+  last_replayed_graph_ = graphs_ != nullptr && !batch.return_all_logits && !batch.eager &&
+                         graphs_->covers(cache, meta);
   if (last_replayed_graph_) {
     last_logits_ = graphs_->enqueue(meta, batch);
     return;

@@ -29,6 +29,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "kernels/backend.h"
@@ -71,6 +72,11 @@ class model_forward {
   [[nodiscard]] kernels::tensor last_logits() const { return last_logits_; }
   // The last enqueue's forward_batch::trailer on the backend ([words] i32).
   [[nodiscard]] kernels::tensor last_trailer() const { return last_trailer_; }
+  // The logits of rows `rows` (flattened token rows) of the last enqueue, [rows, vocab] f32
+  // on the host; waits for the backend. The step must not have replayed a graph
+  // (forward_batch::eager). Prompt logprobs read a prefill's positions this way, a few
+  // rows at a time, without holding a whole chunk's logits.
+  [[nodiscard]] std::vector<float> row_logits(std::span<const std::int32_t> rows);
   // Whether the last enqueue replayed a decode graph.
   [[nodiscard]] bool last_replayed_graph() const { return last_replayed_graph_; }
   // Waits until everything enqueued has run.
@@ -110,6 +116,7 @@ class model_forward {
   kernels::tensor last_logits_;
   kernels::tensor last_trailer_;
   bool last_replayed_graph_ = false;
+  std::int64_t last_num_tokens_ = 0;
   // staging_sent_[k]: recorded after the copy out of staging slot k.
   std::array<std::unique_ptr<kernels::stream_marker>, k_staging_slots> staging_sent_;
   std::size_t next_slot_ = 0;

@@ -37,10 +37,16 @@ status sampling_params::validate() const {
     static_assert(k_max_logprobs == 20, "update the message below");
     return invalid("logprobs", "in [0, 20]", *logprobs);
   }
+  if (prompt_logprobs && (*prompt_logprobs < 0 || *prompt_logprobs > k_max_logprobs)) {
+    return invalid("prompt_logprobs", "in [0, 20]", *prompt_logprobs);
+  }
   return validate_processing();
 }
 
 status sampling_params::validate_processing() const {
+  for (const std::vector<token_id>& word : bad_words_token_ids) {
+    if (word.empty()) return make_error(error_code::invalid_argument, "bad_words: an empty word");
+  }
   if (!std::isfinite(presence_penalty) || std::fabs(presence_penalty) > 2.0f) {
     return invalid("presence_penalty", "in [-2, 2]", presence_penalty);
   }

@@ -27,6 +27,11 @@ struct sampling_params {
   // Number of top (token, logprob) pairs to report per generated token (OpenAI's
   // top_logprobs; vLLM's SamplingParams.logprobs). Absent: no logprobs at all.
   std::optional<std::int32_t> logprobs{};
+  // vLLM's prompt_logprobs: for every prompt position after the first, the logprob of the
+  // prompt token there and this many top alternatives (raw distribution, as `logprobs`).
+  // Absent: none. A sequence that asks for them skips the prefix cache's reads (every
+  // position must be computed), as in vLLM.
+  std::optional<std::int32_t> prompt_logprobs{};
 
   // Logits processing before the pipeline above (runtime/sampling/logits_processing.h).
   // OpenAI's penalties over the tokens generated so far: logit -= frequency_penalty * count
@@ -42,11 +47,23 @@ struct sampling_params {
   // vLLM's min_tokens: EOS and the stop token ids cannot be sampled before this many tokens
   // were generated.
   std::uint32_t min_tokens = 0;
+  // vLLM's allowed_token_ids: when not empty, every other token becomes -inf (first, before
+  // the edits). Ids must be in the vocabulary (the engine checks, sorts and dedupes them).
+  std::vector<token_id> allowed_token_ids{};
+  // vLLM's bad_words as token sequences (the OpenAI layer tokenizes the words): a one-token
+  // word is banned always; a longer one bans its last token while the generated tokens end
+  // with the others (runtime/sampling/bad_words.h).
+  std::vector<std::vector<token_id>> bad_words_token_ids{};
 
   [[nodiscard]] bool is_greedy() const;
   [[nodiscard]] bool top_k_enabled() const { return top_k > 0; }
   [[nodiscard]] bool top_p_enabled() const { return top_p < 1.0f; }
   [[nodiscard]] bool min_p_enabled() const { return min_p > 0.0f; }
+  // Whether logits processing changes this sequence's logits at all.
+  [[nodiscard]] bool processes_logits() const {
+    return has_penalties() || !logit_bias.empty() || min_tokens > 0 || !allowed_token_ids.empty() ||
+           !bad_words_token_ids.empty();
+  }
   [[nodiscard]] bool has_penalties() const {
     return presence_penalty != 0.0f || frequency_penalty != 0.0f || repetition_penalty != 1.0f;
   }

@@ -162,7 +162,9 @@ void scheduler::schedule_waiting(step_plan& plan, token_budget& budget, double n
 bool scheduler::try_admit(tracked& t, step_plan& plan, token_budget& budget, double now) {
   // Preempted while its last step ran: resumable once that step's token has arrived.
   if (t.seq.num_pending_outputs() > 0) return false;
-  const kv::computed_blocks computed = kv_.get_computed_blocks(t.seq.all_token_ids());
+  const kv::computed_blocks computed = t.seq.spec().skip_reading_prefix_cache
+                                           ? kv::computed_blocks{}
+                                           : kv_.get_computed_blocks(t.seq.all_token_ids());
   const std::uint32_t num_cached = computed.num_computed_tokens;
   const std::uint32_t num_uncomputed = t.seq.num_tokens() - num_cached;
   std::uint32_t num_new = std::min(num_uncomputed, budget.num_left);

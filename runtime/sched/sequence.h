@@ -41,6 +41,9 @@ struct request_spec {
   std::optional<token_id> eos_token_id;  // ends generation unless ignore_eos
   bool ignore_eos = false;
   std::vector<token_id> stop_token_ids;  // end generation (even with ignore_eos)
+  // vLLM's skip_reading_prefix_cache: every prompt position is computed (prompt logprobs
+  // need each position's logits). Its blocks are still cached for others.
+  bool skip_reading_prefix_cache = false;
 };
 
 class sequence {

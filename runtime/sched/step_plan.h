@@ -61,6 +61,10 @@ struct sampled_token {
   // Only for sequences whose sampling asked for logprobs (absent costs no allocation): the
   // raw distribution's logprob of `token` and its top alternatives. The scheduler ignores it.
   std::optional<logprobs_result> logprobs;
+  // With the sequence's first sample, when its sampling asked for prompt_logprobs: for
+  // prompt positions 1..num_prompt_tokens-1 in order, the logprob of the prompt token there
+  // (from the logits of the position before). The scheduler ignores it.
+  std::vector<logprobs_result> prompt_logprobs;
 };
 
 // One sampled token per scheduled sequence with `samples`, in the plan's order.

@@ -63,10 +63,19 @@ processed_row make_row(std::int64_t vocab, int shape, std::mt19937& gen) {
         r.params.logit_bias.end());
     r.params.min_tokens = 100;
   }
+  if (shape % 3 == 1) {  // allowed_token_ids, and a bad word's ban
+    for (int i = 0; i < 300; ++i) r.params.allowed_token_ids.push_back(token(gen));
+    std::sort(r.params.allowed_token_ids.begin(), r.params.allowed_token_ids.end());
+    r.params.allowed_token_ids.erase(
+        std::unique(r.params.allowed_token_ids.begin(), r.params.allowed_token_ids.end()),
+        r.params.allowed_token_ids.end());
+  }
   const std::vector<token_id> held = {
       r.params.logit_bias.empty() ? 1 : r.params.logit_bias[0].first,
       static_cast<token_id>(vocab - 1)};
-  r.edits = logit_edits(r.params, held, r.generated.size());
+  const std::vector<token_id> banned = {
+      r.params.allowed_token_ids.empty() ? 2 : r.params.allowed_token_ids[7]};
+  r.edits = logit_edits(r.params, held, r.generated.size(), banned);
   return r;
 }
 
@@ -98,6 +107,9 @@ TEST_P(cuda_logits_processing, ProcessedLogitsAreTheHostsToTheBit) {
         edits.push_back(e.token);
         edits.push_back(std::bit_cast<std::int32_t>(e.bias));
       }
+      s.allow_begin = static_cast<std::int32_t>(edits.size() / 2);
+      s.allow_count = static_cast<std::int32_t>(r.params.allowed_token_ids.size());
+      for (const token_id t : r.params.allowed_token_ids) edits.insert(edits.end(), {t, 0});
       if (r.penalized) {
         s.penalty_slot = slot;
         for (const token_id t : r.prompt) entries.insert(entries.end(), {slot, t, 0});

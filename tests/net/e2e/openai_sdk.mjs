@@ -1,7 +1,7 @@
 // The official OpenAI Node SDK against `pagedserve serve` on the demo model: completions and
 // chat (plain and streamed), usage counts from the byte-level tokenizer, max_tokens, n,
-// logprobs, stream_options.include_usage, seeded determinism, penalties and logit_bias,
-// models.list, errors as APIError and the api key.
+// logprobs, echo + logprobs (prompt logprobs), stream_options.include_usage, seeded
+// determinism, penalties and logit_bias, models.list, errors as APIError and the api key.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -304,6 +304,60 @@ it('logit_bias +100 on one token makes every sampled token that token', async ()
     }),
     (err) => err instanceof OpenAI.APIError && err.status === 400 && err.param === 'logit_bias',
   );
+});
+
+// lm-eval's loglikelihood request: echo + logprobs with max_tokens 0 scores the prompt. Each
+// position's logprob must be what a one-token generation after the prefix gives that token
+// when logit_bias forces it (logprobs are the raw distribution, before the bias).
+it('echo + logprobs with max_tokens 0 scores every prompt token as its prefix predicts it', async () => {
+  const r = await fetch(`${server.base_url}/tokenize`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: 'The city council said it would' }),
+  });
+  const ids = (await r.json()).tokens;
+  assert.ok(ids.length >= 4);
+  const res = await client.completions.create({
+    model: served_model_name,
+    prompt: ids,
+    echo: true,
+    logprobs: 2,
+    max_tokens: 0,
+  });
+  const lp = res.choices[0].logprobs;
+  assert.equal(lp.tokens.length, ids.length);
+  assert.equal(lp.token_logprobs[0], null);
+  assert.equal(lp.top_logprobs[0], null);
+  for (let i = ids.length - 3; i < ids.length; i++) {
+    const forced = await client.completions.create({
+      model: served_model_name,
+      prompt: ids.slice(0, i),
+      max_tokens: 1,
+      temperature: 0,
+      logprobs: 0,
+      logit_bias: { [String(ids[i])]: 100 },
+    });
+    const want = forced.choices[0].logprobs.token_logprobs[0];
+    assert.ok(Math.abs(lp.token_logprobs[i] - want) < 1e-4, `position ${i}: ${lp.token_logprobs[i]} vs ${want}`);
+    assert.ok(lp.token_logprobs[i] <= Math.max(...Object.values(lp.top_logprobs[i])) + 1e-6);
+  }
+  // Streamed, the prompt's entries lead the first chunk's logprobs.
+  const stream = await client.completions.create({
+    model: served_model_name,
+    prompt: ids,
+    echo: true,
+    logprobs: 1,
+    max_tokens: 2,
+    temperature: 0,
+    stream: true,
+  });
+  const streamed = [];
+  for await (const chunk of stream) {
+    for (const c of chunk.choices) if (c.logprobs) streamed.push(...c.logprobs.token_logprobs);
+  }
+  assert.equal(streamed.length, ids.length + 2);
+  assert.equal(streamed[0], null);
+  assert.ok(Math.abs(streamed[ids.length - 1] - lp.token_logprobs[ids.length - 1]) < 1e-4);
 });
 
 // deepseek_r1: the template opened <think>, so everything before </think> is reasoning. The

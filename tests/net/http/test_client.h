@@ -50,6 +50,13 @@ inline server_config test_config() {
   return config;
 }
 
+// test_config() with the built-in pagedserve-demo model (a trained BPE model) instead.
+inline server_config demo_config() {
+  server_config config = test_config();
+  config.engine.model_dir = "pagedserve-demo";
+  return config;
+}
+
 inline std::unique_ptr<server> start_server(server_config config = test_config(),
                                             io_hooks hooks = {}) {
   auto s = server::start(std::move(config), std::move(hooks));

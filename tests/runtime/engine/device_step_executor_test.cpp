@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <memory>
 #include <string>
@@ -193,6 +195,75 @@ TEST(device_step_executor, logits_processing_equals_the_cpu_executors_through_a_
     driver->run_to_end(24);
   }
   for (int i = 0; i < num_golden_prompts; ++i) {
+    EXPECT_EQ(on_device.generated(seq_of(i)), on_cpu.generated(seq_of(i))) << "prompt " << i;
+  }
+}
+
+// allowed_token_ids (the device's mask searches the sorted list) and a two-token bad word
+// taken from a run without it (its ban follows the token just sampled, which the device path
+// reads before planning): the same tokens as the CPU executor through pipelined steps and
+// graphs, and the word's second token is not sampled where it came before.
+TEST(device_step_executor, allowed_tokens_and_bad_words_equal_the_cpu_executors) {
+  const golden_set g = load_golden("tiny-qwen3");
+  sampling_params params;
+  params.temperature = 0.7f;
+  params.seed = 11;
+  for (token_id t = 639; t >= 0; t -= 3) params.allowed_token_ids.push_back(t);
+  std::sort(params.allowed_token_ids.begin(), params.allowed_token_ids.end());
+  auto run = [&](step_executor& executor, const sampling_params& p) {
+    test_driver driver(executor, {.chunk = 13, .lookahead = true, .params = p});
+    for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), g.prompts[i]);
+    driver.run_to_end(20);
+    std::vector<std::vector<token_id>> out;
+    for (int i = 0; i < num_golden_prompts; ++i) out.push_back(driver.generated(seq_of(i)));
+    return out;
+  };
+  auto cpu = cpu_executor(base_config(g));
+  ASSERT_NE(cpu, nullptr);
+  const auto without = run(*cpu, params);
+  params.bad_words_token_ids = {{without[0][3], without[0][4]}};
+  DEVICE_EXECUTOR(device, base_config(g));
+  auto cpu_again = cpu_executor(base_config(g));
+  const auto on_cpu = run(*cpu_again, params);
+  const auto on_device = run(*device, params);
+  EXPECT_EQ(on_device, on_cpu);
+  EXPECT_EQ(on_cpu[0][3], without[0][3]);
+  EXPECT_NE(on_cpu[0][4], without[0][4]);
+  for (const auto& out : on_cpu) {
+    for (const token_id t : out) EXPECT_EQ((639 - t) % 3, 0);
+  }
+}
+
+// prompt_logprobs on the device path: the rows of each prefill chunk read back while later
+// steps are queued (lookahead), a preemption halfway through a prefill: the same positions,
+// once each, as the CPU executor (whose values the HF goldens hold, prompt_logprobs_executor_test).
+TEST(device_step_executor, prompt_logprobs_equal_the_cpu_executors_through_a_preemption) {
+  const golden_set g = load_golden("tiny-llama");
+  sampling_params params;
+  params.temperature = 0.0f;
+  params.prompt_logprobs = 3;
+  DEVICE_EXECUTOR(device, base_config(g));
+  auto cpu = cpu_executor(base_config(g));
+  ASSERT_NE(cpu, nullptr);
+  test_driver on_device(*device, {.chunk = 13, .lookahead = true, .params = params});
+  test_driver on_cpu(*cpu, {.chunk = 13, .lookahead = true, .params = params});
+  for (test_driver* driver : {&on_device, &on_cpu}) {
+    for (int i = 0; i < num_golden_prompts; ++i) driver->add(seq_of(i), g.prompts[i]);
+    for (int s = 0; s < 3; ++s) ASSERT_TRUE(driver->step().ok());
+    driver->preempt_next(seq_of(3));  // 100 tokens: mid-prefill
+    driver->run_to_end(4);
+  }
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    const auto& got = on_device.prompt_logprobs(seq_of(i));
+    const auto& want = on_cpu.prompt_logprobs(seq_of(i));
+    ASSERT_EQ(got.size(), g.prompts[i].size() - 1) << "prompt " << i;
+    ASSERT_EQ(want.size(), got.size());
+    for (std::size_t t = 0; t < got.size(); ++t) {
+      EXPECT_NEAR(got[t].chosen_logprob, want[t].chosen_logprob, 1e-3) << i << "/" << t;
+      EXPECT_EQ(got[t].chosen_rank, want[t].chosen_rank) << i << "/" << t;
+      ASSERT_EQ(got[t].top.size(), 3U);
+      EXPECT_EQ(got[t].top[0].token, want[t].top[0].token) << i << "/" << t;
+    }
     EXPECT_EQ(on_device.generated(seq_of(i)), on_cpu.generated(seq_of(i))) << "prompt " << i;
   }
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/engine/engine_start.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/model_config.h"
 #include "runtime/model/safetensors_file.h"
@@ -26,7 +27,19 @@ struct golden_set {
   std::vector<std::vector<token_id>> prompts;
   std::vector<std::vector<token_id>> greedy;
   std::vector<std::vector<float>> greedy_logits;  // HF's logits row before each greedy token
+  std::vector<std::vector<float>> prompt_logits;  // HF's logits at every prompt position
 };
+
+// A CPU executor for `g` (512 blocks of 8 tokens, the test driver's block size), or null
+// after a failed expectation.
+inline std::unique_ptr<step_executor> make_cpu_golden_executor(const golden_set& g) {
+  engine_config config;
+  config.sched.block_size = 8;
+  config.sched.num_blocks = 512;
+  auto started = start_executor(config, g.config, *g.weights);
+  EXPECT_TRUE(started.ok()) << (started.ok() ? "" : started.err().message);
+  return started.ok() ? std::move(started->executor) : nullptr;
+}
 
 inline golden_set load_golden(const std::string& name) {
   golden_set g;
@@ -44,6 +57,7 @@ inline golden_set load_golden(const std::string& name) {
     g.prompts.push_back(read_i64_as_tokens(*golden, prefix + ".ids"));
     g.greedy.push_back(read_i64_as_tokens(*golden, prefix + ".greedy"));
     g.greedy_logits.push_back(read_f32(*golden, prefix + ".greedy_logits"));
+    g.prompt_logits.push_back(read_f32(*golden, prefix + ".logits"));
   }
   return g;
 }

@@ -27,12 +27,7 @@ using engine_testing::num_golden_prompts;
 using engine_testing::test_driver;
 
 std::unique_ptr<step_executor> make_executor(const golden_set& g) {
-  engine_config config;
-  config.sched.block_size = engine_testing::block_size;
-  config.sched.num_blocks = 512;
-  auto started = start_executor(config, g.config, *g.weights);
-  EXPECT_TRUE(started.ok()) << (started.ok() ? "" : started.err().message);
-  return started.ok() ? std::move(started->executor) : nullptr;
+  return engine_testing::make_cpu_golden_executor(g);
 }
 
 seq_id seq_of(int prompt) { return seq_id{static_cast<std::uint64_t>(prompt) + 1}; }
@@ -94,6 +89,68 @@ TEST(logits_processing_executor, logit_bias_of_100_makes_greedy_choose_its_token
   driver.run_to_end(8);
   for (int i = 0; i < num_golden_prompts; ++i) {
     EXPECT_EQ(driver.generated(seq_of(i)), std::vector<token_id>(8, 7)) << "prompt " << i;
+  }
+}
+
+// The golden's first greedy step sees HF's logits greedy_logits[i][0]: the pick must be
+// their argmax among the allowed tokens, and every later pick an allowed token.
+TEST(logits_processing_executor, allowed_token_ids_pick_the_best_allowed_golden_logit) {
+  const golden_set g = load_golden("tiny-llama");
+  const auto vocab = static_cast<std::size_t>(g.config.vocab_size);
+  sampling_params params = greedy_params();
+  for (token_id t = 3; t < static_cast<token_id>(vocab); t += 7)
+    params.allowed_token_ids.push_back(t);
+  auto executor = make_executor(g);
+  test_driver driver(*executor, {.chunk = 5, .lookahead = true, .params = params});
+  for (int i = 0; i < num_golden_prompts; ++i) driver.add(seq_of(i), g.prompts[i]);
+  driver.run_to_end(6);
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    const std::vector<float>& first = g.greedy_logits[static_cast<std::size_t>(i)];
+    token_id best = params.allowed_token_ids.front();
+    for (const token_id t : params.allowed_token_ids) {
+      if (first[static_cast<std::size_t>(t)] > first[static_cast<std::size_t>(best)]) best = t;
+    }
+    const std::vector<token_id> out = driver.generated(seq_of(i));
+    ASSERT_EQ(out.size(), 6U);
+    EXPECT_EQ(out[0], best) << "prompt " << i;
+    for (const token_id t : out) EXPECT_EQ((t - 3) % 7, 0) << "prompt " << i;
+  }
+}
+
+// Bad words against the greedy goldens: banning the first greedy token as a one-token word
+// makes the first pick the runner-up of HF's first logits; the two-token word (greedy[0],
+// greedy[1]) leaves the first pick and turns the second into the runner-up of HF's second
+// logits (the context up to there is the golden's).
+TEST(logits_processing_executor, bad_words_turn_greedy_to_the_golden_runner_up) {
+  const golden_set g = load_golden("tiny-llama");
+  const auto vocab = static_cast<std::size_t>(g.config.vocab_size);
+  auto runner_up = [&](int prompt, std::size_t step) {
+    const float* row = g.greedy_logits[static_cast<std::size_t>(prompt)].data() + step * vocab;
+    const token_id banned = g.greedy[static_cast<std::size_t>(prompt)][step];
+    token_id best = banned == 0 ? 1 : 0;
+    for (token_id t = 0; t < static_cast<token_id>(vocab); ++t) {
+      if (t != banned && row[t] > row[best]) best = t;
+    }
+    return best;
+  };
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    const std::vector<token_id>& greedy = g.greedy[static_cast<std::size_t>(i)];
+    for (const bool two_tokens : {false, true}) {
+      sampling_params params = greedy_params();
+      params.bad_words_token_ids = {two_tokens ? std::vector<token_id>{greedy[0], greedy[1]}
+                                               : std::vector<token_id>{greedy[0]}};
+      auto executor = make_executor(g);
+      test_driver driver(*executor, {.chunk = 9, .lookahead = true, .params = params});
+      driver.add(seq_of(i), g.prompts[i]);
+      driver.run_to_end(3);
+      const std::vector<token_id> out = driver.generated(seq_of(i));
+      if (two_tokens) {
+        EXPECT_EQ(out[0], greedy[0]) << "prompt " << i;
+        EXPECT_EQ(out[1], runner_up(i, 1)) << "prompt " << i;
+      } else {
+        EXPECT_EQ(out[0], runner_up(i, 0)) << "prompt " << i;
+      }
+    }
   }
 }
 

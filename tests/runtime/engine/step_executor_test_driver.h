@@ -65,6 +65,11 @@ class test_driver {
     return seqs_.at(seq).logprobs;
   }
 
+  // The prompt logprobs that came with the first sample (sampling asked for them).
+  [[nodiscard]] const std::vector<logprobs_result>& prompt_logprobs(seq_id seq) const {
+    return seqs_.at(seq).prompt_logprobs;
+  }
+
   // Plans and runs one step. The output is read now, or (lookahead) the step is left in
   // flight and the previous one is collected after this one was submitted (the executor
   // pipeline: plan N+1 is built before N's output is read). Returns the collected output.
@@ -114,6 +119,8 @@ class test_driver {
   struct tracked {
     std::vector<token_id> tokens;           // prompt + outputs read so far
     std::vector<logprobs_result> logprobs;  // per output read, when they came with it
+    std::vector<logprobs_result> prompt_logprobs;
+    bool got_prompt_logprobs = false;
     std::size_t prompt_size = 0;
     std::uint32_t num_tokens = 0;  // tokens.size() + samples in flight
     std::uint32_t num_computed = 0;
@@ -200,6 +207,11 @@ class test_driver {
       if (it == seqs_.end() || it->second.stopped) continue;
       it->second.tokens.push_back(t.token);
       if (t.logprobs) it->second.logprobs.push_back(*t.logprobs);
+      if (!t.prompt_logprobs.empty()) {
+        EXPECT_FALSE(it->second.got_prompt_logprobs) << "prompt logprobs sent twice";
+        it->second.prompt_logprobs = t.prompt_logprobs;
+        it->second.got_prompt_logprobs = true;
+      }
     }
   }
 

@@ -146,5 +146,33 @@ TEST(SchedulerOrder, PrefixHitStartsAfterTheCachedBlocks) {
   EXPECT_EQ(plan.stats.prefix_hits, 8u);
 }
 
+// vLLM's skip_reading_prefix_cache (prompt logprobs need every position's logits): the same
+// prompt starts at position 0 although its blocks are cached, and still leaves them cached.
+TEST(SchedulerOrder, SkippingPrefixCacheReadsComputesTheWholePrompt) {
+  scheduler_config config = tiny_config(64);
+  config.enable_prefix_caching = true;
+  harness h(config);
+  request_spec spec;
+  spec.id = completion_id{0};
+  spec.prompt_token_ids = prompt_of(12);
+  spec.max_tokens = 1;
+  ASSERT_TRUE(h.sched.add_request(spec, 0.0).ok());
+  h.step();
+  spec.id = completion_id{1};
+  spec.skip_reading_prefix_cache = true;
+  ASSERT_TRUE(h.sched.add_request(spec, 1.0).ok());
+  step_plan plan = h.step();
+  ASSERT_EQ(plan.scheduled.size(), 1u);
+  EXPECT_EQ(plan.scheduled[0].first_position, 0u);
+  EXPECT_EQ(plan.scheduled[0].num_scheduled_tokens, 12u);
+  EXPECT_EQ(plan.stats.prefix_hits, 0u);
+  spec.id = completion_id{2};
+  spec.skip_reading_prefix_cache = false;
+  ASSERT_TRUE(h.sched.add_request(spec, 2.0).ok());
+  plan = h.step();
+  ASSERT_EQ(plan.scheduled.size(), 1u);
+  EXPECT_EQ(plan.scheduled[0].first_position, 8u);
+}
+
 }  // namespace
 }  // namespace pagedserve::sched::testing
