@@ -24,24 +24,8 @@ constexpr api_kind H = api_kind::chat_completion;
 
 const served_model& qwen3() {
   static const served_model model = [] {
-    served_model m;
-    auto tok = tokenizer::load(pagedserve::testing::tokenizers_dir() / "qwen3");
-    if (!tok) {
-      ADD_FAILURE() << tok.err().message;
-      return m;
-    }
-    m.tok = std::move(tok.value());
-    auto tmpl = chat_template::for_tokenizer(*m.tok);
-    if (!tmpl) {
-      ADD_FAILURE() << tmpl.err().message;
-      return m;
-    }
-    m.tmpl = std::make_unique<chat_template>(std::move(tmpl.value()));
-    m.context = llama3().context;
+    served_model m = testing::load_served_model("qwen3");
     m.context.max_model_len = 1024;
-    m.context.vocab_size = static_cast<std::uint32_t>(m.tok->vocab_size());
-    m.context.tok = m.tok.get();
-    m.context.template_ = m.tmpl.get();
     return m;
   }();
   return model;

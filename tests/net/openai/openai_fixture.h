@@ -29,29 +29,33 @@ struct served_model {
   model_context context;
 };
 
-inline const served_model& llama3() {
-  static const served_model model = [] {
-    served_model m;
-    auto tok = tokenizer::load(pagedserve::testing::tokenizers_dir() / "llama3");
-    if (!tok) {
-      ADD_FAILURE() << tok.err().message;
-      return m;
-    }
-    m.tok = std::move(tok.value());
-    auto tmpl = chat_template::for_tokenizer(*m.tok);
-    if (!tmpl) {
-      ADD_FAILURE() << tmpl.err().message;
-      return m;
-    }
-    m.tmpl = std::make_unique<chat_template>(std::move(tmpl.value()));
-    m.context.served_model_name = k_test_model;
-    m.context.max_model_len = k_test_max_model_len;
-    m.context.vocab_size = static_cast<std::uint32_t>(m.tok->vocab_size());
-    m.context.max_n = k_test_max_n;
-    m.context.tok = m.tok.get();
-    m.context.template_ = m.tmpl.get();
+// The tokenizer and chat template of shared/tokenizers/<family>, served with the test
+// limits (max_model_len 256).
+inline served_model load_served_model(const char* family) {
+  served_model m;
+  auto tok = tokenizer::load(pagedserve::testing::tokenizers_dir() / family);
+  if (!tok) {
+    ADD_FAILURE() << tok.err().message;
     return m;
-  }();
+  }
+  m.tok = std::move(tok.value());
+  auto tmpl = chat_template::for_tokenizer(*m.tok);
+  if (!tmpl) {
+    ADD_FAILURE() << tmpl.err().message;
+    return m;
+  }
+  m.tmpl = std::make_unique<chat_template>(std::move(tmpl.value()));
+  m.context.served_model_name = k_test_model;
+  m.context.max_model_len = k_test_max_model_len;
+  m.context.vocab_size = static_cast<std::uint32_t>(m.tok->vocab_size());
+  m.context.max_n = k_test_max_n;
+  m.context.tok = m.tok.get();
+  m.context.template_ = m.tmpl.get();
+  return m;
+}
+
+inline const served_model& llama3() {
+  static const served_model model = load_served_model("llama3");
   return model;
 }
 

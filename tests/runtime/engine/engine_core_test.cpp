@@ -14,13 +14,15 @@
 #include <variant>
 
 #include "sim/fake_executor.h"
+#include "tests/runtime/engine/engine_core_driver.h"
 #include "tests/support/fixtures.h"
 
 namespace pagedserve {
 namespace {
 
-using sink_id = int;
-using core_type = engine_core<sink_id>;
+using engine_testing::core_type;
+using engine_testing::prompt_of;
+using engine_testing::sink_id;
 using event_type = engine_output;
 
 // The fake executor's stream for `prompt`: what every request must receive.
@@ -43,12 +45,6 @@ logprobs_result fake_logprobs(token_id token) {
   return r;
 }
 
-std::vector<token_id> prompt_of(std::size_t n, token_id first) {
-  std::vector<token_id> p(n);
-  for (std::size_t i = 0; i < n; ++i) p[i] = first + static_cast<token_id>(i);
-  return p;
-}
-
 engine_core_setup small_setup(std::uint32_t num_blocks = 64) {
   engine_plan plan;
   plan.sched.block_size = 4;
@@ -67,42 +63,13 @@ engine_core_setup small_setup(std::uint32_t num_blocks = 64) {
 
 // Runs the core like the scheduler actor does: plans while it may (two steps in flight),
 // otherwise applies the oldest output.
-struct driver {
-  explicit driver(engine_core_setup setup)
-      : core(std::move(setup)), executor(core.scheduler().config().block_size) {}
+struct driver : engine_testing::core_driver {
+  explicit driver(engine_core_setup setup) : core_driver(std::move(setup)) {
+    on_output = [](sched::step_output& out) {
+      for (sched::sampled_token& t : out.sampled) t.logprobs = fake_logprobs(t.token);
+    };
+  }
 
-  result<request_id> submit(generation_request r, sink_id sink) {
-    return core.add(std::move(r), sink, now);
-  }
-  bool plan_one() {
-    step_message msg;
-    if (!core.plan_step(now, msg)) return false;
-    planned.push_back(msg.plan.step);
-    if (!msg.plan.empty()) batched_tokens.push_back(msg.plan.num_batched_tokens);
-    outputs.push_back(executor.run(msg.plan));
-    for (sched::sampled_token& t : outputs.back().sampled) t.logprobs = fake_logprobs(t.token);
-    return true;
-  }
-  void apply_one() {
-    now += 0.01;
-    core_type::sends out;
-    core.apply_output(outputs.front(), now, out);
-    outputs.pop_front();
-    planned.pop_front();
-    deliver(out);
-  }
-  void fail_oldest(const std::string& why) {
-    core_type::sends out;
-    core.fail_step(planned.front(), why, now, out);
-    outputs.pop_front();
-    planned.pop_front();
-    deliver(out);
-  }
-  void cancel(request_id id) {
-    core_type::sends out;
-    core.cancel(id, now, out);
-    deliver(out);
-  }
   void step() {
     if (!plan_one()) apply_one();
   }
@@ -115,10 +82,6 @@ struct driver {
     }
     ASSERT_FALSE(core.has_work());
   }
-  void deliver(core_type::sends& out) {
-    for (auto& o : out) received[o.sink].push_back(std::move(o.event));
-  }
-
   // Token ids received by `sink` for completion `index`, and its finals.
   std::vector<token_id> tokens(sink_id sink, std::uint32_t index = 0) const {
     std::vector<token_id> ids;
@@ -143,14 +106,6 @@ struct driver {
     }
     return out;
   }
-
-  core_type core;
-  sim::fake_executor executor;
-  std::deque<sched::step_output> outputs;
-  std::deque<std::uint64_t> planned;
-  std::vector<std::uint32_t> batched_tokens;  // of every non-empty plan
-  std::map<sink_id, std::vector<event_type>> received;
-  double now = 0.0;
 };
 
 generation_request request_of(std::vector<token_id> prompt, std::uint32_t max_tokens) {

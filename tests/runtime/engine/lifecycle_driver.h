@@ -15,17 +15,13 @@
 
 #include "runtime/engine/engine_core.h"
 #include "sim/fake_executor.h"
+#include "tests/runtime/engine/engine_core_driver.h"
 
 namespace pagedserve::lifecycle_test {
 
-using sink_id = int;
-using core_type = engine_core<sink_id>;
-
-inline std::vector<token_id> prompt_of(std::size_t n, token_id first) {
-  std::vector<token_id> p(n);
-  for (std::size_t i = 0; i < n; ++i) p[i] = first + static_cast<token_id>(i);
-  return p;
-}
+using engine_testing::core_type;
+using engine_testing::prompt_of;
+using engine_testing::sink_id;
 
 // block_size 4; no chunk limit, so every prompt here is one prefill step.
 inline engine_core_setup setup_with(std::uint32_t num_blocks) {
@@ -53,40 +49,9 @@ inline generation_request request_of(std::vector<token_id> prompt, std::uint32_t
   return r;
 }
 
-struct driver {
-  explicit driver(engine_core_setup setup)
-      : core(std::move(setup)), executor(core.scheduler().config().block_size) {}
+struct driver : engine_testing::core_driver {
+  using core_driver::core_driver;
 
-  result<request_id> submit(generation_request r, sink_id sink) {
-    return core.add(std::move(r), sink, now);
-  }
-  bool plan_one() {
-    step_message msg;
-    if (!core.plan_step(now, msg)) return false;
-    planned.push_back(msg.plan.step);
-    outputs.push_back(executor.run(msg.plan));
-    return true;
-  }
-  void apply_one() {
-    now += 0.01;
-    core_type::sends out;
-    core.apply_output(outputs.front(), now, out);
-    outputs.pop_front();
-    planned.pop_front();
-    deliver(out);
-  }
-  void fail_oldest() {
-    core_type::sends out;
-    core.fail_step(planned.front(), "injected", now, out);
-    outputs.pop_front();
-    planned.pop_front();
-    deliver(out);
-  }
-  void cancel(request_id id) {
-    core_type::sends out;
-    core.cancel(id, now, out);
-    deliver(out);
-  }
   // One step at a time: plan, apply (no overlap), so a preemption is exactly predictable.
   void run_one_step_at_a_time() {
     for (int i = 0; i < 10000 && core.has_work(); ++i) {
@@ -102,10 +67,6 @@ struct driver {
     }
     ASSERT_FALSE(core.has_work());
   }
-  void deliver(core_type::sends& out) {
-    for (auto& o : out) received[o.sink].push_back(std::move(o.event));
-  }
-
   // "queued", ..., "chunk" or "final": what `sink` received for completion `index`.
   std::vector<std::string> kinds(sink_id sink, std::uint32_t index = 0) const {
     std::vector<std::string> out;
@@ -144,13 +105,6 @@ struct driver {
     }
     return {};
   }
-
-  core_type core;
-  sim::fake_executor executor;
-  std::deque<sched::step_output> outputs;
-  std::deque<std::uint64_t> planned;
-  std::map<sink_id, std::vector<engine_output>> received;
-  double now = 0.0;
 };
 
 inline std::vector<std::string> chunks(std::size_t n) {
