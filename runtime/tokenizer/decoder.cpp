@@ -21,6 +21,10 @@ class byte_level_decoder final : public decoder {
     }
     tokens.assign(1, utf8::sanitize(bytes));
   }
+  void to_raw_bytes(std::string& token) const override {
+    std::string bytes;
+    if (byte_level::decode_token(token, bytes)) token = std::move(bytes);
+  }
 };
 
 class replace_decoder final : public decoder {
@@ -28,20 +32,21 @@ class replace_decoder final : public decoder {
   replace_decoder(std::string pattern, std::string content)
       : pattern_(std::move(pattern)), content_(std::move(content)) {}
   void decode_chain(std::vector<std::string>& tokens) const override {
+    for (std::string& token : tokens) to_raw_bytes(token);
+  }
+  void to_raw_bytes(std::string& token) const override {
     if (pattern_.empty()) return;
-    for (std::string& token : tokens) {
-      std::string out;
-      std::size_t last = 0;
-      for (std::size_t at = token.find(pattern_); at != std::string::npos;
-           at = token.find(pattern_, at + pattern_.size())) {
-        out.append(token, last, at - last);
-        out += content_;
-        last = at + pattern_.size();
-      }
-      if (last == 0) continue;
-      out.append(token, last, std::string::npos);
-      token = std::move(out);
+    std::string out;
+    std::size_t last = 0;
+    for (std::size_t at = token.find(pattern_); at != std::string::npos;
+         at = token.find(pattern_, at + pattern_.size())) {
+      out.append(token, last, at - last);
+      out += content_;
+      last = at + pattern_.size();
     }
+    if (last == 0) return;
+    out.append(token, last, std::string::npos);
+    token = std::move(out);
   }
 
  private:
@@ -75,6 +80,9 @@ class byte_fallback_decoder final : public decoder {
     tokens = std::move(out);
   }
   [[nodiscard]] bool has_byte_fallback() const override { return true; }
+  void to_raw_bytes(std::string& token) const override {
+    if (const auto b = byte_fallback_value(token)) token.assign(1, static_cast<char>(*b));
+  }
 };
 
 class fuse_decoder final : public decoder {
@@ -137,6 +145,12 @@ class metaspace_decoder final : public decoder {
       token = std::move(out);
     }
   }
+  void to_raw_bytes(std::string& token) const override {
+    // As the second of two tokens: never the dropped first space.
+    std::vector<std::string> two{std::string(), std::move(token)};
+    decode_chain(two);
+    token = std::move(two[1]);
+  }
 
  private:
   std::string replacement_;
@@ -149,6 +163,9 @@ class sequence_decoder final : public decoder {
       : steps_(std::move(steps)) {}
   void decode_chain(std::vector<std::string>& tokens) const override {
     for (const auto& step : steps_) step->decode_chain(tokens);
+  }
+  void to_raw_bytes(std::string& token) const override {
+    for (const auto& step : steps_) step->to_raw_bytes(token);
   }
   [[nodiscard]] bool has_byte_fallback() const override {
     for (const auto& step : steps_) {

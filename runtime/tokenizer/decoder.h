@@ -22,6 +22,11 @@ class decoder {
   // True for ByteFallback: a trailing run of "<0xNN>" tokens may still change how the run
   // decodes (an invalid run turns into U+FFFD per byte), so streaming must wait for its end.
   [[nodiscard]] virtual bool has_byte_fallback() const { return false; }
+  // One token's bytes as they appear in the middle of a decoded text: the per-token part of
+  // the chain, without repairing invalid UTF-8 (a byte-level token may hold half a
+  // character) and without what happens only at the text's start (Strip, Metaspace's
+  // dropped first space). The grammar engine matches tokens by these bytes.
+  virtual void to_raw_bytes(std::string& token) const { (void)token; }
 };
 
 // A null JSON value yields a null pointer (tokens are then joined with spaces, as HF does).

@@ -107,6 +107,11 @@ class demo_tokenizer final : public tokenizer {
 
   [[nodiscard]] std::size_t vocab_size() const override { return demo_vocab_size; }
 
+  [[nodiscard]] std::string token_bytes(token_id id) const override {
+    if (id < first_byte || id >= end_bytes) return {};
+    return std::string(1, static_cast<char>(id - first_byte));
+  }
+
   [[nodiscard]] std::optional<token_id> token_to_id(std::string_view token) const override {
     for (token_id id = 0; id < num_named; ++id) {
       if (token == named_tokens()[static_cast<std::size_t>(id)]) return id;

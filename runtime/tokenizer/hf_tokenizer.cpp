@@ -101,6 +101,17 @@ std::optional<std::string> hf_tokenizer::id_to_token(token_id id) const {
   return std::nullopt;
 }
 
+// Added tokens keep their text (HF emits them as they are); the model's own tokens go
+// through the decoder's per-token steps.
+std::string hf_tokenizer::token_bytes(token_id id) const {
+  if (const added_token* t = parts_.added.find(id)) return t->special ? std::string() : t->content;
+  const auto token = parts_.model->id_to_token(id);
+  if (!token) return {};
+  std::string bytes(*token);
+  if (parts_.dec) parts_.dec->to_raw_bytes(bytes);
+  return bytes;
+}
+
 bool hf_tokenizer::is_special(token_id id) const {
   const added_token* t = parts_.added.find(id);
   return t != nullptr && t->special;

@@ -43,6 +43,7 @@ class hf_tokenizer final : public tokenizer {
   [[nodiscard]] std::optional<token_id> token_to_id(std::string_view token) const override;
   [[nodiscard]] std::optional<std::string> id_to_token(token_id id) const override;
   [[nodiscard]] bool is_special(token_id id) const override;
+  [[nodiscard]] std::string token_bytes(token_id id) const override;
   [[nodiscard]] const special_tokens& specials() const override { return parts_.specials; }
   [[nodiscard]] const std::optional<std::string>& chat_template() const override {
     return parts_.chat_template;

@@ -43,6 +43,9 @@ class tokenizer {
   [[nodiscard]] virtual std::optional<token_id> token_to_id(std::string_view token) const = 0;
   [[nodiscard]] virtual std::optional<std::string> id_to_token(token_id id) const = 0;
   [[nodiscard]] virtual bool is_special(token_id id) const = 0;
+  // The bytes token `id` adds to a text it does not start (raw: possibly half a UTF-8
+  // character); empty for special tokens. The grammar engine matches tokens by these.
+  [[nodiscard]] virtual std::string token_bytes(token_id id) const = 0;
 
   [[nodiscard]] virtual const special_tokens& specials() const = 0;
   // The Jinja chat_template from tokenizer_config.json, when it has one.

@@ -1,0 +1,39 @@
+#include "runtime/grammar/token_vocabulary.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace pagedserve::grammar {
+
+std::shared_ptr<const token_vocabulary> token_vocabulary::create(
+    std::vector<std::string> token_bytes, std::vector<token_id> stop_token_ids) {
+  std::shared_ptr<token_vocabulary> vocab(new token_vocabulary());
+  std::sort(stop_token_ids.begin(), stop_token_ids.end());
+  stop_token_ids.erase(std::unique(stop_token_ids.begin(), stop_token_ids.end()),
+                       stop_token_ids.end());
+  vocab->token_bytes_ = std::move(token_bytes);
+  vocab->stop_token_ids_ = std::move(stop_token_ids);
+  auto& sorted = vocab->sorted_ids_;
+  const auto& bytes = vocab->token_bytes_;
+  for (std::size_t id = 0; id < bytes.size(); ++id) {
+    if (!bytes[id].empty()) sorted.push_back(static_cast<token_id>(id));
+  }
+  std::sort(sorted.begin(), sorted.end(), [&](token_id a, token_id b) {
+    const int order = bytes[a].compare(bytes[b]);
+    return order != 0 ? order < 0 : a < b;
+  });
+  vocab->shared_prefix_.resize(sorted.size(), 0);
+  for (std::size_t i = 1; i < sorted.size(); ++i) {
+    const std::string& prev = bytes[sorted[i - 1]];
+    const std::string& cur = bytes[sorted[i]];
+    const auto mismatch = std::mismatch(prev.begin(), prev.end(), cur.begin(), cur.end());
+    vocab->shared_prefix_[i] = static_cast<std::uint32_t>(mismatch.first - prev.begin());
+  }
+  return vocab;
+}
+
+bool token_vocabulary::is_stop(token_id id) const {
+  return std::binary_search(stop_token_ids_.begin(), stop_token_ids_.end(), id);
+}
+
+}  // namespace pagedserve::grammar

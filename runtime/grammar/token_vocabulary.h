@@ -1,0 +1,46 @@
+#pragma once
+// token_vocabulary: what the grammar engine knows of a tokenizer. For each token id, the
+// bytes it adds to the text when it follows other tokens (runtime/tokenizer/token_bytes.h
+// derives them from a tokenizer); and the stop tokens (EOS and the model's other end ids),
+// which a grammar allows only where its text is complete. A token with no bytes that is not
+// a stop token (a special token) is never allowed. Built once per served model, immutable,
+// shared between threads; compiled grammars keep a pointer to it.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/types.h"
+
+namespace pagedserve::grammar {
+
+class token_vocabulary {
+ public:
+  // token_bytes.size() is the vocabulary size (the logits' width); stop ids are within it.
+  [[nodiscard]] static std::shared_ptr<const token_vocabulary> create(
+      std::vector<std::string> token_bytes, std::vector<token_id> stop_token_ids);
+
+  [[nodiscard]] std::size_t size() const { return token_bytes_.size(); }
+  [[nodiscard]] const std::string& bytes(token_id id) const { return token_bytes_[id]; }
+  [[nodiscard]] const std::vector<token_id>& stop_token_ids() const { return stop_token_ids_; }
+  [[nodiscard]] bool is_stop(token_id id) const;
+  // Number of 32-bit words of a token bitmask over this vocabulary.
+  [[nodiscard]] std::size_t bitmask_words() const { return (size() + 31) / 32; }
+
+  // Ids of the tokens with bytes, sorted by their bytes (the order a trie walk visits them),
+  // and for each the length of the common prefix with the previous one: the vocabulary trie
+  // in flat form.
+  [[nodiscard]] const std::vector<token_id>& sorted_ids() const { return sorted_ids_; }
+  [[nodiscard]] const std::vector<std::uint32_t>& shared_prefix() const { return shared_prefix_; }
+
+ private:
+  token_vocabulary() = default;
+
+  std::vector<std::string> token_bytes_;
+  std::vector<token_id> stop_token_ids_;  // ascending, unique
+  std::vector<token_id> sorted_ids_;
+  std::vector<std::uint32_t> shared_prefix_;
+};
+
+}  // namespace pagedserve::grammar
