@@ -8,7 +8,7 @@
 // ratio. The figures and their output are bench_offline_report.h; docs/bench-offline.md
 // explains each one. Exit status: 0; 1 when the run or its checks fail; 2 for a bad --peer,
 // --gpu-memory-utilization 0 or --compare-static off the CPU (CLI11's own codes for the
-// command-line errors it finds itself).
+// command-line errors it finds itself). `pagedserve bench grammar` is cmd_bench_grammar.h.
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -28,6 +28,7 @@
 
 #include "actors/engine.h"
 #include "cli/bench_offline_report.h"
+#include "cli/cmd_bench_grammar.h"
 #include "cli/command.h"
 #include "cli/engine_flags.h"
 #include "runtime/engine/model_loading.h"
@@ -318,7 +319,12 @@ int run_bench(int argc, char** argv) {
   bench_options opt;
   opt.engine.sched.max_model_len = 0;  // 0 until parsed: the workload's longest request
   add_options(*offline, opt);
+  CLI::App* grammar = app.add_subcommand(
+      "grammar", "structured-outputs grammar compile and mask time, beside xgrammar (WASM)");
+  bench_grammar_options grammar_opt;
+  add_bench_grammar_options(*grammar, grammar_opt);
   CLI11_PARSE(app, argc, argv);
+  if (grammar->parsed()) return run_bench_grammar(grammar_opt);
   if (const status s = check_command_line(opt); !s) {
     std::fprintf(stderr, "pagedserve bench offline: %s\n", s.err().message.c_str());
     return 2;
@@ -327,7 +333,7 @@ int run_bench(int argc, char** argv) {
 }
 
 const command_registration registration{
-    {"bench", "offline throughput through the engine (vs static batching, vs --peer figures)",
+    {"bench", "offline throughput (vs static batching, --peer); grammar mask time (vs xgrammar)",
      &run_bench}};
 
 }  // namespace
