@@ -97,6 +97,13 @@ typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
     bias_tokens.push_back(token);
     bias_values.push_back(bias);
   }
+  // structured_outputs: present, its kind's number, its spec and its choices.
+  bool has_structured = x.structured_outputs.has_value();
+  std::uint8_t structured_kind =
+      has_structured ? static_cast<std::uint8_t>(x.structured_outputs->type) : 0;
+  std::string structured_spec = has_structured ? x.structured_outputs->spec : std::string();
+  std::vector<std::string> structured_choice =
+      has_structured ? x.structured_outputs->choice : std::vector<std::string>();
   // bad_words_token_ids flattened: each word's length, then all the ids.
   std::vector<std::uint32_t> bad_word_lengths;
   std::vector<token_id> bad_word_ids;
@@ -124,12 +131,22 @@ typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
       at += length;
     }
     if (at != bad_word_ids.size()) return caf::sec::invalid_argument;
+    x.structured_outputs.reset();
+    if (has_structured) {
+      if (structured_kind > static_cast<std::uint8_t>(structured_outputs_params::kind::grammar)) {
+        return caf::sec::invalid_argument;
+      }
+      x.structured_outputs =
+          structured_outputs_params{static_cast<structured_outputs_params::kind>(structured_kind),
+                                    std::move(structured_spec), std::move(structured_choice)};
+    }
     return caf::none;
   });
   return f(caf::meta::type_name("sampling_params"), x.temperature, x.top_p, x.top_k, x.min_p,
            has_seed, seed, has_logprobs, logprobs, x.presence_penalty, x.frequency_penalty,
            x.repetition_penalty, bias_tokens, bias_values, x.min_tokens, has_prompt_logprobs,
-           prompt_logprobs, x.allowed_token_ids, bad_word_lengths, bad_word_ids, load);
+           prompt_logprobs, x.allowed_token_ids, bad_word_lengths, bad_word_ids, has_structured,
+           structured_kind, structured_spec, structured_choice, load);
 }
 
 template <class Inspector>

@@ -169,6 +169,11 @@ struct sampling_row {
   // [allow_begin, allow_begin + allow_count) whose second words are unused.
   std::int32_t allow_begin = 0;
   std::int32_t allow_count = 0;
+  // The row's grammar bitmask (none: mask_words 0): bit t % 32 of word t / 32 set when token
+  // t is allowed, mask_words words from process_logits_params::edits pair mask_begin on (the
+  // words packed two per pair). Applied first, as the host applies it (structured outputs).
+  std::int32_t mask_begin = 0;
+  std::int32_t mask_words = 0;
 };
 inline constexpr std::int64_t sampling_row_words = sizeof(sampling_row) / 4;
 static_assert(sizeof(sampling_row) % 8 == 0, "rows of an i32 tensor, 8-byte aligned");

@@ -53,8 +53,8 @@ __device__ __forceinline__ bool is_allowed(const std::int32_t* allowed, std::int
   return lo < count && allowed[2 * std::int64_t{lo}] == token;
 }
 
-// One block per row: its allowed-token mask, its edits (each token once, so no two threads
-// write one logit), then its penalties over the vocabulary.
+// One block per row: its grammar bitmask, its allowed-token mask, its edits (each token once, so no
+// two threads write one logit), then its penalties over the vocabulary.
 __global__ void __launch_bounds__(process_threads)
     process_logits_kernel(float* logits, const sampling_row* rows, const std::int32_t* edits,
                           std::int64_t num_edits, const std::int32_t* counts,
@@ -63,6 +63,17 @@ __global__ void __launch_bounds__(process_threads)
   float* l = logits + static_cast<std::int64_t>(blockIdx.x) * vocab;
   DEVICE_CHECK("process_logits", row.edit_begin >= 0 && row.edit_count >= 0 &&
                                      row.edit_begin + std::int64_t{row.edit_count} <= num_edits);
+  if (row.mask_words > 0) {  // uniform over the block: every thread reaches the barrier
+    DEVICE_CHECK("process_logits",
+                 row.mask_begin >= 0 && row.mask_words >= (vocab + 31) / 32 &&
+                     2 * std::int64_t{row.mask_begin} + row.mask_words <= 2 * num_edits);
+    const auto* mask =
+        reinterpret_cast<const std::uint32_t*>(edits + 2 * std::int64_t{row.mask_begin});
+    for (std::int64_t i = threadIdx.x; i < vocab; i += process_threads) {
+      if (((mask[i >> 5] >> (i & 31)) & 1U) == 0U) l[i] = -INFINITY;
+    }
+    __syncthreads();  // the grammar's mask comes first
+  }
   if (row.allow_count > 0) {  // uniform over the block: every thread reaches the barrier
     DEVICE_CHECK(
         "process_logits",

@@ -39,6 +39,17 @@ std::vector<server_key> server_keys() {
           "message.reasoning_content (delta.reasoning_content when streaming), as vLLM's "
           "--reasoning-parser",
           PAGEDSERVE_FIELD(reasoning_parser), {"", "qwen3", "deepseek_r1"}),
+      choice_key<server_config>(
+          "tool_call_parser",
+          "\"\" (none) | hermes | llama3_json | mistral | pythonic: how chat answers' text "
+          "becomes tool_calls under tool_choice auto (vLLM's --tool-call-parser; hermes for "
+          "Qwen2.5/Qwen3)",
+          PAGEDSERVE_FIELD(tool_call_parser), {"", "hermes", "llama3_json", "mistral", "pythonic"}),
+      bool_key<server_config>(
+          "enable_auto_tool_choice",
+          "let the model decide to call tools (tool_choice auto, the default with tools; vLLM's "
+          "--enable-auto-tool-choice); needs tool_call_parser",
+          PAGEDSERVE_FIELD(enable_auto_tool_choice)),
       string_key<server_config>(
           "chat_template",
           "a Jinja chat template file, or the template itself, used instead of the model's "

@@ -140,7 +140,11 @@ status validate(const server_config& config) {
   if (!(config.shutdown_timeout_s >= 0.0)) return invalid("shutdown_timeout_s must be at least 0");
   // The choice keys' own checks, for configs built in code rather than parsed (the engine's
   // validate() has checked dtype and gpu_memory_utilization).
-  for (const char* key : {"log_level", "load_format", "backend", "reasoning_parser"}) {
+  if (config.enable_auto_tool_choice && config.tool_call_parser.empty()) {
+    return invalid("enable_auto_tool_choice needs tool_call_parser (which format to parse)");
+  }
+  for (const char* key :
+       {"log_level", "load_format", "backend", "reasoning_parser", "tool_call_parser"}) {
     auto value = get_config_key(config, key);
     server_config scratch;
     if (status s = set_config_key(scratch, key, *value); !s) return s;

@@ -26,6 +26,10 @@ struct server_config {
   std::string served_model_name;  // empty: the model's own name (engine_model_info::name)
   // vLLM's --reasoning-parser: "" (none) | qwen3 | deepseek_r1 (net/openai/reasoning_parser.h).
   std::string reasoning_parser;
+  // vLLM's --tool-call-parser: "" (none) | hermes | llama3_json | mistral | pythonic
+  // (net/openai/tool_call_parser.h), and --enable-auto-tool-choice (which needs it).
+  std::string tool_call_parser;
+  bool enable_auto_tool_choice = false;
   // vLLM's --chat-template: a Jinja file, or the template itself; it replaces the model's
   // (runtime/chat/load_chat_template.h). Empty: the model's own.
   std::string chat_template;

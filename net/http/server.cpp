@@ -177,7 +177,8 @@ result<std::unique_ptr<server>> server::start(server_config config, io_hooks hoo
     }
   }
   model_context model = make_model_context(
-      info, p->config.served_model_name, p->chat ? &*p->chat : nullptr, p->config.reasoning_parser);
+      info, p->config.served_model_name, p->chat ? &*p->chat : nullptr, p->config.reasoning_parser,
+      p->config.tool_call_parser, p->config.enable_auto_tool_choice);
   model.trust_request_chat_template = p->config.trust_request_chat_template;
   p->ctx.reset(new server_context{p->config,
                                   *p->eng,

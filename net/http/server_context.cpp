@@ -6,7 +6,9 @@ namespace pagedserve::net {
 
 model_context make_model_context(const engine_model_info& info,
                                  const std::string& served_model_name, const chat_template* chat,
-                                 const std::string& reasoning_parser) {
+                                 const std::string& reasoning_parser,
+                                 const std::string& tool_call_parser,
+                                 bool enable_auto_tool_choice) {
   model_context model;
   model.served_model_name = served_model_name.empty() ? info.name : served_model_name;
   model.max_model_len = info.max_model_len;
@@ -17,6 +19,8 @@ model_context make_model_context(const engine_model_info& info,
   model.sampling_defaults = info.sampling_defaults;
   model.reasoning_parser =
       parse_reasoning_parser(reasoning_parser).value_or(reasoning_parser_kind::none);
+  model.tool_call_parser = parse_tool_call_parser(tool_call_parser);
+  model.enable_auto_tool_choice = enable_auto_tool_choice && model.tool_call_parser.has_value();
   return model;
 }
 

@@ -87,7 +87,9 @@ class call_counter {
 [[nodiscard]] model_context make_model_context(const engine_model_info& info,
                                                const std::string& served_model_name,
                                                const chat_template* chat,
-                                               const std::string& reasoning_parser = {});
+                                               const std::string& reasoning_parser = {},
+                                               const std::string& tool_call_parser = {},
+                                               bool enable_auto_tool_choice = false);
 
 struct server_context {
   const server_config& config;

@@ -15,6 +15,7 @@
 
 #include "net/openai/api_error.h"
 #include "net/openai/reasoning_parser.h"
+#include "net/openai/tool_call_parser.h"
 #include "runtime/chat/chat_template.h"
 #include "runtime/engine/generation_request.h"
 #include "runtime/model/generation_defaults.h"
@@ -36,6 +37,18 @@ struct model_context {
   generation_defaults sampling_defaults;
   // The server's reasoning_parser: how chat answers are split (reasoning_parser.h).
   reasoning_parser_kind reasoning_parser = reasoning_parser_kind::none;
+  // The server's tool_call_parser, and whether tool_choice auto may use it.
+  std::optional<tool_call_format> tool_call_parser;
+  bool enable_auto_tool_choice = false;
+};
+
+// Chat with tools whose answer is read as tool calls (chat_tool_fields.h): the format the
+// text has (the server's parser for tool_choice auto; json_array or named when the grammar
+// engine forces it) and whether more than one call may come.
+struct tool_call_options {
+  tool_call_format format = tool_call_format::hermes;
+  std::string named_function;  // format named
+  bool parallel_tool_calls = true;
 };
 
 enum class api_kind { completion, chat_completion };
@@ -71,6 +84,8 @@ struct api_request {
   std::optional<std::uint32_t> truncate_prompt_tokens;
   // Chat: the model's reasoning_parser, unless chat_template_kwargs.enable_thinking is false.
   reasoning_parser_kind reasoning_parser = reasoning_parser_kind::none;
+  // Chat with tools and tool_choice other than none: the answer becomes tool_calls.
+  std::optional<tool_call_options> tool_calls;
 };
 
 using parse_outcome = std::variant<api_request, api_error>;

@@ -10,28 +10,13 @@
 #include "net/openai/api_request.h"
 #include "net/openai/chat_messages.h"
 #include "net/openai/chat_rendering.h"
+#include "net/openai/chat_tool_fields.h"
 #include "net/openai/peer_fields.h"
 #include "net/openai/processing_fields.h"
 #include "net/openai/request_fields.h"
 
 namespace pagedserve::net {
 namespace {
-
-// response_format, tools, tool_choice, functions, function_call: only their no-op forms.
-void read_structured_output_fields(body_reader& reader) {
-  refuse_response_format(reader);
-  if (const boost::json::array* tools = reader.array("tools"); tools && !tools->empty()) {
-    reader.fail(unsupported("tools", "no tool calling"));
-  }
-  if (const boost::json::value* choice = reader.find("tool_choice"); choice && !reader.failed()) {
-    const bool no_op =
-        choice->is_string() && (choice->get_string() == "none" || choice->get_string() == "auto");
-    if (!no_op) reader.fail(unsupported("tool_choice", "only \"none\" or \"auto\" without tools"));
-  }
-  for (const char* legacy : {"functions", "function_call"}) {
-    if (reader.find(legacy) != nullptr) reader.fail(unsupported(legacy, "no function calling"));
-  }
-}
 
 // logprobs (bool) and top_logprobs (0..20, only with logprobs true).
 void read_chat_logprobs(body_reader& reader, api_request& out) {
@@ -78,10 +63,10 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   generation_request base;
   read_common_fields(reader, model, out, base);
   read_chat_logprobs(reader, out);
-  read_structured_output_fields(reader);
   refuse_peer_fields(reader, api_kind::chat_completion);
   chat_params params;
   read_chat_template_fields(reader, model, params);
+  read_tool_fields(reader, model, params.chat, out, base.sampling);
   if (reader.boolean("echo").value_or(false)) reader.fail(unsupported("echo", "in chat"));
   const auto [requested, budget_param] = read_budget(reader);
   if (reader.failed()) return reader.error();

@@ -155,7 +155,6 @@ parse_outcome parse_completion_request(const boost::json::value& body, const mod
   generation_request base;
   read_common_fields(reader, model, out, base);
   read_completion_fields(reader, out, base);
-  refuse_response_format(reader);
   refuse_peer_fields(reader, api_kind::completion);
   if (reader.failed()) return reader.error();
 

@@ -25,19 +25,10 @@ struct peer_field {
   bool chat_only = false;
 };
 
-constexpr std::array<peer_field, 25> k_peer_fields = {{
-    // Structured output: vLLM >= 0.12, its legacy names, SGLang's.
-    {"structured_outputs", neutral::absent, "structured output is not implemented yet"},
-    {"guided_json", neutral::absent, "structured output is not implemented yet"},
-    {"guided_regex", neutral::absent, "structured output is not implemented yet"},
-    {"guided_choice", neutral::absent, "structured output is not implemented yet"},
-    {"guided_grammar", neutral::absent, "structured output is not implemented yet"},
-    {"guided_decoding_backend", neutral::absent, "structured output is not implemented yet"},
-    {"guided_whitespace_pattern", neutral::absent, "structured output is not implemented yet"},
-    {"structural_tag", neutral::absent, "structured output is not implemented yet"},
-    {"json_schema", neutral::absent, "structured output is not implemented yet"},
-    {"regex", neutral::absent, "structured output is not implemented yet"},
-    {"ebnf", neutral::absent, "structured output is not implemented yet"},
+constexpr std::array<peer_field, 16> k_peer_fields = {{
+    // Structured output (structured_output_fields.h reads the rest).
+    {"guided_whitespace_pattern", neutral::absent, "JSON is always generated compact"},
+    {"structural_tag", neutral::absent, "no structural tags"},
     // Sampling and stopping.
     {"logits_processors", neutral::absent, "no custom logits processors"},
     {"custom_logit_processor", neutral::absent, "no custom logits processors"},
@@ -83,15 +74,6 @@ void refuse_peer_fields(body_reader& reader, api_kind kind) {
     const boost::json::value* v = reader.find(field.name);
     if (v != nullptr && !is_neutral(*v, field.value)) {
       reader.fail(unsupported(std::string(field.name), field.why));
-    }
-  }
-}
-
-void refuse_response_format(body_reader& reader) {
-  if (const boost::json::object* format = reader.object("response_format")) {
-    const boost::json::value* type = format->if_contains("type");
-    if (type == nullptr || !type->is_string() || type->get_string() != "text") {
-      reader.fail(unsupported("response_format", "only {\"type\": \"text\"} is accepted"));
     }
   }
 }

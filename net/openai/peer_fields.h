@@ -3,7 +3,7 @@
 // unknown field stays ignored, as OpenAI does; but a client that sends one of these means
 // something by it, so each is a 400 `unsupported` naming it unless it holds its neutral
 // value (the peers' default): a client never silently gets a different result, e.g.
-// unconstrained text for a `guided_json` schema. docs/openai-api.md lists them.
+// unconstrained text for a `structural_tag`. docs/openai-api.md lists them.
 
 #include "net/openai/api_request.h"
 #include "net/openai/body_reader.h"
@@ -13,8 +13,5 @@ namespace pagedserve::net {
 // Every peer field of the endpoint `kind` (chat has a few of its own). Errors go to
 // `reader`.
 void refuse_peer_fields(body_reader& reader, api_kind kind);
-
-// response_format: only {"type": "text"} (structured output is not implemented yet).
-void refuse_response_format(body_reader& reader);
 
 }  // namespace pagedserve::net

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "net/openai/structured_output_fields.h"
 #include "net/openai/token_list_fields.h"
 
 namespace pagedserve::net {
@@ -60,6 +61,7 @@ void read_processing_fields(body_reader& reader, const model_context& model, sam
       reader.integer("min_tokens", 0, std::int64_t{1} << 31).value_or(0));
   read_logit_bias(reader, model, s);
   read_token_list_fields(reader, model, s);
+  read_structured_outputs(reader, s);
 }
 
 std::optional<api_error> check_min_tokens(const generation_request& request) {

@@ -54,6 +54,9 @@ response_builder::response_builder(const api_request& request, const tokenizer* 
         request.reasoning_parser != reasoning_parser_kind::none) {
       choices_[i].reasoning.emplace(request.reasoning_parser);
     }
+    if (kind_ == api_kind::chat_completion && request.tool_calls) {
+      choices_[i].tools.emplace(*request.tool_calls);
+    }
   }
 }
 
@@ -84,6 +87,8 @@ void response_builder::on_chunk(std::size_t prompt_index, const token_chunk& eve
     return;
   }
   split_text text = split(c, chunk.text, false);
+  boost::json::array tool_calls;
+  stream_tool_calls(c, text, false, tool_calls);
   text.content = start_choice(c, payloads) + text.content;  // the role chunk precedes them
   c.num_streamed_tokens += num_tokens;
   boost::json::value logprobs = nullptr;
@@ -99,10 +104,12 @@ void response_builder::on_chunk(std::size_t prompt_index, const token_chunk& eve
   }
   // A chunk per token event even when its text is held back (incomplete UTF-8, a possible
   // stop string), as vLLM does: clients time tokens by chunks (TTFT, ITL).
-  if (num_tokens == 0 && text.content.empty() && text.reasoning.empty() && logprobs.is_null()) {
+  if (num_tokens == 0 && text.content.empty() && text.reasoning.empty() && logprobs.is_null() &&
+      tool_calls.empty()) {
     return;
   }
-  payloads.push_back(stream_payload(stream_choice(c, std::move(text), std::move(logprobs))));
+  payloads.push_back(stream_payload(
+      stream_choice(c, std::move(text), std::move(logprobs), std::move(tool_calls))));
 }
 
 void response_builder::on_final(std::size_t prompt_index, const request_final& final,
@@ -123,9 +130,12 @@ void response_builder::on_final(std::size_t prompt_index, const request_final& f
     c.reasoning_text += text.reasoning;
     return;
   }
+  boost::json::array tool_calls;
+  stream_tool_calls(c, text, true, tool_calls);
   text.content = start_choice(c, payloads) + text.content;
-  if (!text.content.empty() || !text.reasoning.empty()) {
-    payloads.push_back(stream_payload(stream_choice(c, std::move(text), nullptr)));
+  if (!text.content.empty() || !text.reasoning.empty() || !tool_calls.empty()) {
+    payloads.push_back(
+        stream_payload(stream_choice(c, std::move(text), nullptr, std::move(tool_calls))));
   }
   payloads.push_back(stream_payload(finish_choice(c)));
 }
@@ -236,8 +246,16 @@ split_text response_builder::split(choice_state& c, std::string_view text, bool 
   return out;
 }
 
+void response_builder::stream_tool_calls(choice_state& c, split_text& text, bool at_end,
+                                         boost::json::array& tool_calls) const {
+  if (!c.tools || !stream_) return;
+  text.content = c.tools->push(text.content, tool_calls);
+  if (at_end) text.content += c.tools->flush(tool_calls);
+}
+
 boost::json::object response_builder::stream_choice(const choice_state& c, split_text text,
-                                                    boost::json::value logprobs) const {
+                                                    boost::json::value logprobs,
+                                                    boost::json::array tool_calls) const {
   boost::json::object o;
   o["index"] = c.index;
   if (kind_ == api_kind::completion) {
@@ -247,6 +265,7 @@ boost::json::object response_builder::stream_choice(const choice_state& c, split
     // neither, so that every token still has its chunk).
     boost::json::object delta;
     if (!text.reasoning.empty()) delta["reasoning_content"] = std::move(text.reasoning);
+    if (!tool_calls.empty()) delta["tool_calls"] = std::move(tool_calls);
     if (!text.content.empty() || delta.empty()) delta["content"] = std::move(text.content);
     o["delta"] = std::move(delta);
   }
@@ -264,9 +283,36 @@ boost::json::object response_builder::finish_choice(const choice_state& c) const
     o["delta"] = boost::json::object();
   }
   o["logprobs"] = nullptr;
-  o["finish_reason"] = finish_reason_name(c.reason);
+  o["finish_reason"] = finish_reason_of(c);
   o["stop_reason"] = optional_string(c.stop_string);
   return o;
+}
+
+// A choice that called tools of its own accord (auto) or as told (required) ends with
+// "tool_calls"; a named function's call ends with "stop", as OpenAI's.
+boost::json::value response_builder::finish_reason_of(const choice_state& c) {
+  if (!c.finished) return nullptr;
+  if (c.tools && c.tools->called() && !c.tools->named() && c.reason == finish_reason::stop) {
+    return "tool_calls";
+  }
+  return boost::json::value(finish_reason_name(c.reason));
+}
+
+boost::json::object response_builder::message_of(choice_state& c) {
+  boost::json::object message{{"role", "assistant"}, {"content", c.text}};
+  if (c.reasoning) {  // vLLM: null where a side is empty
+    message["reasoning_content"] = optional_string(
+        c.reasoning_text.empty() ? std::nullopt : std::optional<std::string>(c.reasoning_text));
+    if (c.text.empty()) message["content"] = nullptr;
+  }
+  if (c.tools) {
+    boost::json::array calls;
+    std::string content = c.tools->extract(c.text, calls);
+    message["content"] =
+        content.empty() ? boost::json::value(nullptr) : boost::json::value(content);
+    message["tool_calls"] = std::move(calls);
+  }
+  return message;
 }
 
 boost::json::object response_builder::full_choice(choice_state& c) {
@@ -281,18 +327,11 @@ boost::json::object response_builder::full_choice(choice_state& c) {
           prompt_logprobs_json(prompt_ids_[c.prompt_index], prompt_lps_[c.prompt_index], tok_);
     }
   } else {
-    boost::json::object message{{"role", "assistant"}, {"content", c.text}};
-    if (c.reasoning) {  // vLLM: null where a side is empty
-      message["reasoning_content"] = optional_string(
-          c.reasoning_text.empty() ? std::nullopt : std::optional<std::string>(c.reasoning_text));
-      if (c.text.empty()) message["content"] = nullptr;
-    }
-    o["message"] = std::move(message);
+    o["message"] = message_of(c);
     if (want_logprobs_) logprobs = boost::json::object{{"content", std::move(c.chat_lp)}};
   }
   o["logprobs"] = std::move(logprobs);
-  o["finish_reason"] =
-      c.finished ? boost::json::value(finish_reason_name(c.reason)) : boost::json::value(nullptr);
+  o["finish_reason"] = finish_reason_of(c);
   o["stop_reason"] = optional_string(c.stop_string);
   return o;
 }

@@ -18,6 +18,7 @@
 #include "net/openai/api_request.h"
 #include "net/openai/logprobs_json.h"
 #include "net/openai/reasoning_parser.h"
+#include "net/openai/response_tool_calls.h"
 #include "runtime/engine/generation_request.h"
 
 namespace pagedserve::net {
@@ -65,6 +66,7 @@ class response_builder {
     std::uint32_t cached_prompt_tokens = 0;
     std::optional<reasoning_splitter> reasoning;  // chat with a reasoning parser
     std::string reasoning_text;                   // non-streaming: the whole reasoning
+    std::optional<choice_tool_calls> tools;       // chat whose answer becomes tool calls
   };
 
   choice_state& choice_at(std::size_t prompt_index, std::uint32_t index);
@@ -75,7 +77,14 @@ class response_builder {
   // (completions) to put before its first text.
   std::string start_choice(choice_state& c, std::vector<std::string>& payloads);
   [[nodiscard]] boost::json::object stream_choice(const choice_state& c, split_text text,
-                                                  boost::json::value logprobs) const;
+                                                  boost::json::value logprobs,
+                                                  boost::json::array tool_calls = {}) const;
+  // Streaming: the content through the choice's tool calls (if any) into `tool_calls`.
+  void stream_tool_calls(choice_state& c, split_text& text, bool at_end,
+                         boost::json::array& tool_calls) const;
+  [[nodiscard]] static boost::json::value finish_reason_of(const choice_state& c);
+  // Non-streaming chat: the message, with its tool calls when the request has tools.
+  [[nodiscard]] static boost::json::object message_of(choice_state& c);
   // The choice's new text as reasoning and content (all content without a parser).
   [[nodiscard]] static split_text split(choice_state& c, std::string_view text, bool at_end);
   [[nodiscard]] boost::json::object finish_choice(const choice_state& c) const;

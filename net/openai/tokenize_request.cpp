@@ -8,6 +8,7 @@
 #include "net/openai/body_reader.h"
 #include "net/openai/chat_messages.h"
 #include "net/openai/chat_rendering.h"
+#include "net/openai/chat_tool_fields.h"
 #include "net/openai/request_fields.h"
 
 namespace pagedserve::net {
@@ -41,9 +42,7 @@ ids_outcome tokenize_messages(body_reader& reader, const boost::json::value& mes
   chat_params params;
   read_chat_template_fields(reader, model, params);
   const bool add_special_tokens = reader.boolean("add_special_tokens").value_or(false);
-  if (const boost::json::array* tools = reader.array("tools"); tools && !tools->empty()) {
-    reader.fail(unsupported("tools", "no tool calling"));
-  }
+  (void)read_tools(reader, params.chat);
   if (reader.failed()) return reader.error();
   auto normalized = normalize_messages(messages);
   if (auto* err = std::get_if<api_error>(&normalized)) return std::move(*err);

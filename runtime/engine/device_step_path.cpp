@@ -32,7 +32,7 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
       if (entry.samples) f.answers.push_back(skipped(entry.seq));
       continue;
     }
-    if (s->pending && s->bans_follow_samples) resolve_pending(*s);
+    if (s->pending && s->waits_for_samples) resolve_pending(*s);
     if (s->pending && s->pending->position >= entry.first_position &&
         s->pending->position < std::size_t{entry.first_position} + entry.num_scheduled_tokens) {
       if (source_step && *source_step != s->pending->step) {
@@ -103,8 +103,18 @@ void model_step_executor::add_processing(live_sequence& s, kernels::sampling_row
     processing.edits.push_back(t);
     processing.edits.push_back(0);
   }
-  processing.processes =
-      processing.processes || !edits.empty() || s.penalty_slot >= 0 || row.allow_count > 0;
+  // The grammar's bitmask rides there too, its words two per pair.
+  if (s.matcher) {
+    thread_local std::vector<std::uint32_t> mask;
+    s.fill_grammar_mask(mask);
+    row.mask_begin = static_cast<std::int32_t>(processing.edits.size() / 2);
+    row.mask_words = static_cast<std::int32_t>(mask.size());
+    for (const std::uint32_t word : mask)
+      processing.edits.push_back(std::bit_cast<std::int32_t>(word));
+    if (mask.size() % 2 != 0) processing.edits.push_back(0);
+  }
+  processing.processes = processing.processes || !edits.empty() || s.penalty_slot >= 0 ||
+                         row.allow_count > 0 || row.mask_words > 0;
   processing.counts = processing.counts || s.penalty_slot >= 0;
 }
 

@@ -16,7 +16,12 @@ namespace pagedserve {
 engine_core_base::engine_core_base(engine_core_setup setup)
     : setup_(std::move(setup)),
       limits_(request_limits_of(setup_.config, *setup_.plan, setup_.vocab_size, setup_.tok)),
-      scheduler_(std::make_unique<sched::scheduler>(setup_.plan->sched)) {}
+      scheduler_(std::make_unique<sched::scheduler>(setup_.plan->sched)) {
+  if (setup_.tok) {
+    grammars_ =
+        std::make_unique<grammar_compiler>(setup_.tok, setup_.vocab_size, setup_.eos_token_ids);
+  }
+}
 
 engine_core_base::~engine_core_base() = default;
 
@@ -66,6 +71,15 @@ status engine_core_base::check_admission(generation_request& request) const {
   return status::success();
 }
 
+result<compiled_grammar_ptr> engine_core_base::grammar_for(const generation_request& request) {
+  if (!request.sampling.structured_outputs) return compiled_grammar_ptr{};
+  if (!grammars_) {
+    return make_error(error_code::invalid_argument,
+                      "structured outputs need a tokenizer; this engine has none");
+  }
+  return grammars_->compile(*request.sampling.structured_outputs);
+}
+
 sched::request_spec engine_core_base::spec_for(const request_state& r, completion_id internal,
                                                double now) const {
   const generation_request& req = r.request;
@@ -94,12 +108,15 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
     return e;
   };
   if (const status valid = check_admission(request); !valid) return reject(valid.err());
+  result<compiled_grammar_ptr> grammar = grammar_for(request);
+  if (!grammar) return reject(grammar.err());
 
   auto state = std::make_unique<request_state>();
   state->id = request_id{next_request_++};
   state->arrival_time = now;
   state->prompt_ids = std::move(request.prompt_token_ids);
   state->request = std::move(request);
+  state->grammar = std::move(*grammar);
   state->request.prompt_token_ids.clear();
   state->request.prompt.clear();
   const std::uint32_t n = state->request.n;
@@ -147,6 +164,7 @@ bool engine_core_base::plan(double now, step_message& msg) {
     sequence_sampling added{entry.seq, owner.request.sampling, c.index};
     if (c.index != 0) added.params.prompt_logprobs.reset();
     added.num_prompt_tokens = static_cast<std::uint32_t>(owner.prompt_ids.size());
+    added.grammar = owner.grammar;
     added.held_stop_token_ids = owner.request.stop_token_ids;
     if (!owner.request.ignore_eos) {
       added.held_stop_token_ids.insert(added.held_stop_token_ids.end(),

@@ -33,6 +33,7 @@
 #include "runtime/engine/engine_config.h"
 #include "runtime/engine/engine_plan.h"
 #include "runtime/engine/generation_request.h"
+#include "runtime/engine/grammar_compiler.h"
 #include "runtime/engine/lifecycle_queue.h"
 #include "runtime/engine/request_check.h"
 #include "runtime/engine/step_executor.h"
@@ -105,6 +106,8 @@ class engine_core_base {
 
  private:
   [[nodiscard]] status check_admission(generation_request& request) const;
+  // The request's structured_outputs compiled (null without); refused without a tokenizer.
+  [[nodiscard]] result<compiled_grammar_ptr> grammar_for(const generation_request& request);
   [[nodiscard]] sched::request_spec spec_for(const request_state& r, completion_id internal,
                                              double now) const;
   void emit_tokens(const sched::step_output& output, double now, std::vector<event>& events);
@@ -141,6 +144,7 @@ class engine_core_base {
   std::vector<sched::scheduler_event> scheduler_events_;  // reused
   std::string abort_reason_;  // while fail() routes the aborted sequences' finals
   lifecycle_queue lifecycle_;
+  std::unique_ptr<grammar_compiler> grammars_;        // null without a tokenizer
   std::vector<request_lifecycle> lifecycle_scratch_;  // reused
   // The step and time of the apply/fail/cancel running now: a `finished` event's stamp.
   struct moment {

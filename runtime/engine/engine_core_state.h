@@ -32,7 +32,8 @@ struct engine_core_base::request_state {
   std::vector<token_id> prompt_ids;
   std::vector<completion> completions;
   std::uint32_t num_done = 0;
-  double arrival_time = 0.0;  // engine_core::add's `now`
+  double arrival_time = 0.0;     // engine_core::add's `now`
+  compiled_grammar_ptr grammar;  // sampling.structured_outputs compiled; null without
 };
 
 }  // namespace pagedserve

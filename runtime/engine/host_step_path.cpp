@@ -45,11 +45,17 @@ void model_step_executor::run_on_host(const step_plan& plan,
 // The sampler's pick from the logits after the sequence's processing (logits_processing.h).
 token_id model_step_executor::sample_on_host(std::span<const float> logits, live_sequence& s) {
   const std::vector<logit_edit> edits = s.edits();
-  if (edits.empty() && !s.params.has_penalties() && s.params.allowed_token_ids.empty()) {
+  if (edits.empty() && !s.params.has_penalties() && s.params.allowed_token_ids.empty() &&
+      !s.matcher) {
     return sample(logits, s.params, s.sampler);
   }
   thread_local std::vector<float> processed;
   processed.assign(logits.begin(), logits.end());
+  if (s.matcher) {
+    thread_local std::vector<std::uint32_t> mask;
+    s.fill_grammar_mask(mask);
+    apply_token_bitmask(processed, mask);
+  }
   process_logits(processed, s.params, edits, &s.counts);
   return sample(processed, s.params, s.sampler);
 }

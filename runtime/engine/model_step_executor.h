@@ -18,6 +18,7 @@
 #include "runtime/engine/step_executor.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/forward/paged_kv_cache.h"
+#include "runtime/grammar/grammar_matcher.h"
 #include "runtime/sampling/bad_words.h"
 #include "runtime/sampling/logits_processing.h"
 #include "runtime/sampling/logprobs.h"
@@ -48,7 +49,10 @@ struct live_sequence : sched::sequence_mirror {
         sampler(sampler_state::create(s.params, s.sequence_index)),
         num_prompt_tokens(s.num_prompt_tokens),
         held_stop_token_ids(s.held_stop_token_ids),
-        bans_follow_samples(has_multi_token_bad_words(s.params.bad_words_token_ids)) {}
+        waits_for_samples(has_multi_token_bad_words(s.params.bad_words_token_ids) ||
+                          s.grammar != nullptr) {
+    if (s.grammar) matcher.emplace(s.grammar);
+  }
 
   [[nodiscard]] std::size_t num_generated() const {
     return tokens.size() > num_prompt_tokens ? tokens.size() - num_prompt_tokens : 0;
@@ -69,9 +73,20 @@ struct live_sequence : sched::sequence_mirror {
   std::vector<token_id> held_stop_token_ids;
   token_counts counts;             // host sampling with penalties: kept up to date
   std::int32_t penalty_slot = -1;  // device sampling with penalties: its device_token_counts row
-  // A bad word of several tokens: the next step's bans depend on the token just sampled, so
-  // the device path reads it before planning (no overlap for this sequence).
-  bool bans_follow_samples = false;
+  // A bad word of several tokens or a grammar: the next step's bans or mask depend on the
+  // token just sampled, so the device path reads it before planning the sequence's next
+  // step (no overlap for this sequence; see docs/structured-outputs.md).
+  bool waits_for_samples = false;
+  // params.structured_outputs: the grammar's position after the first grammar_accepted
+  // generated tokens. It catches up before each mask (grammar_mask.cpp), so samples learned
+  // late (device) or a preemption never leave it behind or ahead.
+  std::optional<grammar::grammar_matcher> matcher;
+  std::size_t grammar_accepted = 0;
+
+  // Catches the matcher up and writes the next token's bitmask. A grammar that cannot go on
+  // (a token it refused, or no token allowed) allows the stop tokens only, so the sequence
+  // ends rather than sampling from nothing.
+  void fill_grammar_mask(std::vector<std::uint32_t>& mask);
   // params.prompt_logprobs: positions below prompt_logprobs_next have their entry (for the
   // token after them) in prompt_logprobs, which leaves with the first sample. A resumed
   // prefill skips them, so each position is reported once.

@@ -37,6 +37,7 @@
 #include "kernels/backend.h"
 #include "runtime/engine/device_sampling.h"
 #include "runtime/engine/engine_plan.h"
+#include "runtime/grammar/compiled_grammar.h"
 #include "runtime/sampling/sampling_params.h"
 #include "runtime/sched/step_plan.h"
 
@@ -55,6 +56,8 @@ struct sequence_sampling {
   std::uint32_t num_prompt_tokens = 0;
   // What params.min_tokens holds back: EOS (unless ignore_eos) and the stop token ids.
   std::vector<token_id> held_stop_token_ids{};
+  // params.structured_outputs compiled against the model's vocabulary; null without.
+  std::shared_ptr<const grammar::compiled_grammar> grammar{};
 };
 
 // What an executor is made of.

@@ -20,7 +20,7 @@
 namespace pagedserve::forward {
 
 // Words of forward_batch::trailer one sequence may bring (a kernels::sampling_row is 18).
-inline constexpr std::int64_t k_trailer_words_per_sequence = 18;
+inline constexpr std::int64_t k_trailer_words_per_sequence = 20;
 // Pinned copies of the inputs: steps packed while earlier copies may still be queued.
 inline constexpr std::size_t k_staging_slots = 2;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 namespace pagedserve {
 
@@ -24,6 +25,13 @@ std::vector<logit_edit> logit_edits(const sampling_params& params,
                   [](const logit_edit& a, const logit_edit& b) { return a.token == b.token; }),
       edits.end());
   return edits;
+}
+
+void apply_token_bitmask(std::span<float> logits, std::span<const std::uint32_t> bitmask) {
+  for (std::size_t t = 0; t < logits.size(); ++t) {
+    if (((bitmask[t / 32] >> (t % 32)) & 1U) == 0U)
+      logits[t] = -std::numeric_limits<float>::infinity();
+  }
 }
 
 void apply_allowed_token_ids(std::span<float> logits, std::span<const token_id> allowed) {

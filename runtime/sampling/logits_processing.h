@@ -50,6 +50,10 @@ inline constexpr float k_ban_bias = -std::numeric_limits<float>::infinity();
 // Step 0: every logit whose token is not in `allowed` (ascending) becomes -inf.
 void apply_allowed_token_ids(std::span<float> logits, std::span<const token_id> allowed);
 
+// Before step 0, for a sequence with structured outputs: every logit whose bit in the
+// grammar's token bitmask (bit t % 32 of word t / 32) is clear becomes -inf.
+void apply_token_bitmask(std::span<float> logits, std::span<const std::uint32_t> bitmask);
+
 // Step 3 for one token whose packed count (token_counts.h) is `packed` (!= 0).
 [[nodiscard]] inline float penalized_logit(float logit, std::uint32_t packed, float presence,
                                            float frequency, float repetition) {

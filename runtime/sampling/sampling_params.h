@@ -9,6 +9,7 @@
 
 #include "common/result.h"
 #include "common/types.h"
+#include "runtime/sampling/structured_outputs_params.h"
 
 namespace pagedserve {
 
@@ -54,6 +55,10 @@ struct sampling_params {
   // word is banned always; a longer one bans its last token while the generated tokens end
   // with the others (runtime/sampling/bad_words.h).
   std::vector<std::vector<token_id>> bad_words_token_ids{};
+  // vLLM's structured_outputs: the text must match this constraint. Every step's logits are
+  // masked (before everything above) to the tokens that keep it matchable; stop tokens only
+  // where the text is complete. The engine compiles it (runtime/engine/grammar_compiler.h).
+  std::optional<structured_outputs_params> structured_outputs{};
 
   [[nodiscard]] bool is_greedy() const;
   [[nodiscard]] bool top_k_enabled() const { return top_k > 0; }

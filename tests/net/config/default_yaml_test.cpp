@@ -44,6 +44,9 @@ void expect_same(const server_config& a, const server_config& b) {
   EXPECT_EQ(a.port, b.port);
   EXPECT_EQ(a.api_key, b.api_key);
   EXPECT_EQ(a.served_model_name, b.served_model_name);
+  EXPECT_EQ(a.reasoning_parser, b.reasoning_parser);
+  EXPECT_EQ(a.tool_call_parser, b.tool_call_parser);
+  EXPECT_EQ(a.enable_auto_tool_choice, b.enable_auto_tool_choice);
   EXPECT_EQ(a.chat_template, b.chat_template);
   EXPECT_EQ(a.trust_request_chat_template, b.trust_request_chat_template);
   EXPECT_EQ(a.num_io_threads, b.num_io_threads);

@@ -95,6 +95,8 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "api_key",
                                             "served_model_name",
                                             "reasoning_parser",
+                                            "tool_call_parser",
+                                            "enable_auto_tool_choice",
                                             "chat_template",
                                             "trust_request_chat_template",
                                             "allowed_origins",

@@ -55,6 +55,10 @@ served load(const char* family) {
   s.context.vocab_size = static_cast<std::uint32_t>(s.tok->vocab_size());
   s.context.tok = s.tok.get();
   s.context.template_ = &*s.chat;
+  // Every path open: request templates, and tool_choice auto with a parser.
+  s.context.trust_request_chat_template = true;
+  s.context.tool_call_parser = tool_call_format::hermes;
+  s.context.enable_auto_tool_choice = true;
   return s;
 }
 

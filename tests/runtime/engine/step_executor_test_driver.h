@@ -35,7 +35,8 @@ struct drive_options {
   std::uint32_t chunk = 1U << 20;  // prefill tokens per step
   bool lookahead = false;          // plan N+1 is built before N's output is read
   sampling_params params = greedy_params();
-  std::vector<token_id> held_stop_token_ids{};  // what params.min_tokens holds back
+  std::vector<token_id> held_stop_token_ids{};                 // what params.min_tokens holds back
+  std::shared_ptr<const grammar::compiled_grammar> grammar{};  // structured outputs
 };
 
 // Drives one executor; sequences are scheduled in seq_id order.
@@ -148,7 +149,7 @@ class test_driver {
       entry.kind = s.preempted ? schedule_kind::resumed : schedule_kind::new_sequence;
       if (!s.preempted) {
         added.push_back({seq, options_.params, 0, static_cast<std::uint32_t>(s.prompt_size),
-                         options_.held_stop_token_ids});
+                         options_.held_stop_token_ids, options_.grammar});
       }
       EXPECT_EQ(s.tokens.size(), s.num_tokens) << "full data must be known";
       entry.token_ids = s.tokens;
