@@ -144,8 +144,9 @@ void read_tool_fields(body_reader& reader, const model_context& model, chat_requ
     return reader.fail(
         invalid_type("tool_choice", "\"none\", \"auto\", \"required\" or an object", *choice));
   }
-  const std::string_view mode =
-      choice != nullptr ? choice->get_string() : (has_tools ? "auto" : "none");
+  // Views on both sides: a mixed conditional would build a temporary json::string.
+  const std::string_view mode = choice != nullptr ? std::string_view(choice->get_string())
+                                                  : std::string_view(has_tools ? "auto" : "none");
   if (mode == "none") return;
   if (mode == "required") {
     if (!has_tools)

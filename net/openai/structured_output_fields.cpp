@@ -74,7 +74,10 @@ void read_response_format(constraint_reader& c) {
   const boost::json::object* format = c.reader().object("response_format");
   if (format == nullptr) return;
   const boost::json::value* type = format->if_contains("type");
-  const std::string_view name = type != nullptr && type->is_string() ? type->get_string() : "";
+  // Views on both sides: a mixed conditional would build a temporary json::string.
+  const std::string_view name = type != nullptr && type->is_string()
+                                    ? std::string_view(type->get_string())
+                                    : std::string_view();
   if (name == "text") return;
   if (name == "json_object") return c.add("response_format", {kind::json_object, {}, {}});
   if (name != "json_schema") {

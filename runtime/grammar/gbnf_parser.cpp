@@ -281,10 +281,12 @@ bool gbnf_parser::class_term(const std::vector<code_point_range>& ranges, gramma
 std::optional<std::uint32_t> gbnf_parser::add_helper(std::vector<grammar_sequence> alternatives) {
   if (!count_elements(alternatives.size())) return std::nullopt;
   const auto id = static_cast<std::uint32_t>(grammar_.rules.size());
-  const auto& owner = grammar_.rules[current_rule_];
-  grammar_.rules.push_back({owner.name, owner.line, true, std::move(alternatives)});
+  // Copies: push_back may reallocate the rules the owner lives in.
+  std::string owner_name = grammar_.rules[current_rule_].name;
+  const auto owner_line = grammar_.rules[current_rule_].line;
+  grammar_.rules.push_back({std::move(owner_name), owner_line, true, std::move(alternatives)});
   defined_.push_back(true);
-  first_use_line_.push_back(owner.line);
+  first_use_line_.push_back(owner_line);
   return id;
 }
 
