@@ -1,5 +1,7 @@
 #include "runtime/grammar/gbnf_text.h"
 
+#include "runtime/tokenizer/utf8.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -69,23 +71,10 @@ std::string gbnf_literal(std::string_view text) {
   return out;
 }
 
+// The tokenizer's encoder (runtime/tokenizer/utf8.h), as a value.
 std::string utf8_encode(char32_t cp) {
   std::string out;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
+  utf8::append(out, cp);
   return out;
 }
 
