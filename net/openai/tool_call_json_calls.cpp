@@ -10,7 +10,7 @@
 // through json_stream, and JSON whitespace may come between any two of these. Content
 // before a marker streams as soon as it cannot be the marker's start. Whatever breaks the
 // pattern ends the calls: from there on the text is content (hermes looks for the next
-// "<tool_call>"). Trailing whitespace after the last call is dropped.
+// "<tool_call>"). Whitespace between hermes blocks and after the last call is dropped.
 
 #include <algorithm>
 
@@ -43,7 +43,17 @@ class json_call_scanner final : public call_scanner {
   }
 
  private:
-  enum class phase : std::uint8_t { content, lead, head, args, close, separator, trailer, rest };
+  enum class phase : std::uint8_t {
+    content,
+    lead,
+    head,
+    args,
+    close,
+    separator,
+    between,
+    trailer,
+    rest
+  };
 
   bool step(bool at_end, scan_events& out) override {
     switch (phase_) {
@@ -59,6 +69,8 @@ class json_call_scanner final : public call_scanner {
         return close(at_end, out);
       case phase::separator:
         return separator(at_end);
+      case phase::between:
+        return between(at_end);
       case phase::trailer:
         return trailer(at_end);
       case phase::rest:
@@ -184,6 +196,24 @@ class json_call_scanner final : public call_scanner {
     return true;
   }
 
+  // After a hermes block: whitespace before the next "<tool_call>" or at the end is dropped
+  // (the newline a template puts between blocks); anything else is content, whitespace and all.
+  bool between(bool at_end) {
+    const std::size_t space = leading_space();
+    const std::string_view rest = std::string_view(held_).substr(space);
+    if (rest.empty()) {
+      if (at_end) held_.clear();
+      return false;
+    }
+    if (rest.starts_with(k_hermes_open)) {
+      held_.erase(0, space);
+    } else if (!at_end && k_hermes_open.starts_with(rest)) {
+      return false;
+    }
+    phase_ = phase::content;
+    return true;
+  }
+
   // After a call: hermes' closing tag, or what separates calls in a list.
   bool separator(bool at_end) {
     const std::size_t space = leading_space();
@@ -194,7 +224,7 @@ class json_call_scanner final : public call_scanner {
       } else if (!at_end && k_hermes_close.starts_with(rest)) {
         return false;
       }
-      phase_ = phase::content;
+      phase_ = phase::between;
       return true;
     }
     if (rest.empty()) {

@@ -252,12 +252,13 @@ bool json_stream::literal_char(char c, std::string& out) {
   return false;
 }
 
-// The number's text is complete: Boost.JSON decides whether it is one and how it is written.
+// The number's text is complete: Boost.JSON decides whether it is one; it goes out as the
+// model wrote it (a valid JSON number: re-serializing would turn 2.50 into 2.5E0).
 bool json_stream::end_number(std::string& out) {
   boost::system::error_code ec;
   const boost::json::value v = boost::json::parse(pending_, ec);
   if (ec || !v.is_number()) return false;
-  out += boost::json::serialize(v);
+  out += pending_;
   value_done();
   return true;
 }

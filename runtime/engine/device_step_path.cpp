@@ -89,7 +89,13 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
 void model_step_executor::add_processing(live_sequence& s, kernels::sampling_row& row,
                                          step_processing& processing) {
   row.penalty_slot = s.penalty_slot;
-  const std::vector<logit_edit> edits = s.edits();
+  std::vector<logit_edit> edits = s.edits();
+  std::span<const token_id> allowed = s.params.allowed_token_ids;
+  thread_local std::vector<std::uint32_t> mask;
+  if (s.matcher) {
+    s.fill_grammar_mask(mask);
+    live_sequence::yield_to_grammar(mask, edits, allowed);
+  }
   row.edit_begin = static_cast<std::int32_t>(processing.edits.size() / 2);
   row.edit_count = static_cast<std::int32_t>(edits.size());
   for (const logit_edit& e : edits) {
@@ -98,15 +104,13 @@ void model_step_executor::add_processing(live_sequence& s, kernels::sampling_row
   }
   // allowed_token_ids ride in the edits array as (token, 0) pairs, ascending.
   row.allow_begin = static_cast<std::int32_t>(processing.edits.size() / 2);
-  row.allow_count = static_cast<std::int32_t>(s.params.allowed_token_ids.size());
-  for (const token_id t : s.params.allowed_token_ids) {
+  row.allow_count = static_cast<std::int32_t>(allowed.size());
+  for (const token_id t : allowed) {
     processing.edits.push_back(t);
     processing.edits.push_back(0);
   }
   // The grammar's bitmask rides there too, its words two per pair.
   if (s.matcher) {
-    thread_local std::vector<std::uint32_t> mask;
-    s.fill_grammar_mask(mask);
     row.mask_begin = static_cast<std::int32_t>(processing.edits.size() / 2);
     row.mask_words = static_cast<std::int32_t>(mask.size());
     for (const std::uint32_t word : mask)

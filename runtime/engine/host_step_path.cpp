@@ -44,19 +44,29 @@ void model_step_executor::run_on_host(const step_plan& plan,
 
 // The sampler's pick from the logits after the sequence's processing (logits_processing.h).
 token_id model_step_executor::sample_on_host(std::span<const float> logits, live_sequence& s) {
-  const std::vector<logit_edit> edits = s.edits();
+  std::vector<logit_edit> edits = s.edits();
   if (edits.empty() && !s.params.has_penalties() && s.params.allowed_token_ids.empty() &&
       !s.matcher) {
     return sample(logits, s.params, s.sampler);
   }
   thread_local std::vector<float> processed;
   processed.assign(logits.begin(), logits.end());
-  if (s.matcher) {
-    thread_local std::vector<std::uint32_t> mask;
-    s.fill_grammar_mask(mask);
-    apply_token_bitmask(processed, mask);
+  if (!s.matcher) {
+    process_logits(processed, s.params, edits, &s.counts);
+    return sample(processed, s.params, s.sampler);
   }
-  process_logits(processed, s.params, edits, &s.counts);
+  thread_local std::vector<std::uint32_t> mask;
+  s.fill_grammar_mask(mask);
+  apply_token_bitmask(processed, mask);
+  std::span<const token_id> allowed = s.params.allowed_token_ids;
+  if (live_sequence::yield_to_grammar(mask, edits, allowed) &&
+      !s.params.allowed_token_ids.empty()) {
+    sampling_params without_allowed = s.params;  // rare: a copy for this one step
+    without_allowed.allowed_token_ids.clear();
+    process_logits(processed, without_allowed, edits, &s.counts);
+  } else {
+    process_logits(processed, s.params, edits, &s.counts);
+  }
   return sample(processed, s.params, s.sampler);
 }
 

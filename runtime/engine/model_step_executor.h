@@ -87,6 +87,13 @@ struct live_sequence : sched::sequence_mirror {
   // (a token it refused, or no token allowed) allows the stop tokens only, so the sequence
   // ends rather than sampling from nothing.
   void fill_grammar_mask(std::vector<std::uint32_t>& mask);
+  // The grammar wins over the sequence's other constraints: when the bans among `edits`
+  // (min_tokens holding back the stop tokens, bad_words) and `allowed` (allowed_token_ids)
+  // leave none of the mask's tokens, they are dropped for this step (the bans from edits,
+  // `allowed` emptied), so a complete text still ends with a stop token rather than with
+  // whatever an all -inf row falls back to. True when something was dropped.
+  static bool yield_to_grammar(std::span<const std::uint32_t> mask, std::vector<logit_edit>& edits,
+                               std::span<const token_id>& allowed);
   // params.prompt_logprobs: positions below prompt_logprobs_next have their entry (for the
   // token after them) in prompt_logprobs, which leaves with the first sample. A resumed
   // prefill skips them, so each position is reported once.

@@ -6,7 +6,7 @@
 //   rule r's alternatives start at alternative_starts_[rule_begin_[r] .. rule_begin_[r + 1])
 //   elements_: ... [bytes 'a'][rule 7][end] [bytes 'b'][end] ...
 //
-// Immutable after construction except for the mask cache, which locks.
+// Immutable after construction except for the two caches, which lock.
 
 #include <cstdint>
 #include <memory>
@@ -17,12 +17,15 @@
 #include "runtime/grammar/compiled_grammar.h"
 #include "runtime/grammar/gbnf_parser.h"
 #include "runtime/grammar/mask_cache.h"
+#include "runtime/grammar/token_classes.h"
 #include "runtime/grammar/token_vocabulary.h"
 
 namespace pagedserve::grammar {
 
-// Memory for cached masks per compiled grammar (about 4,000 masks at a 128k vocabulary).
+// Memory for cached masks per compiled grammar (about 4,000 masks at a 128k vocabulary), and
+// for token classes (at least as many stack tops; most hold a few ids, not a mask).
 inline constexpr std::size_t mask_cache_bytes = std::size_t{64} << 20;
+inline constexpr std::size_t token_class_cache_bytes = std::size_t{64} << 20;
 
 class compiled_grammar {
  public:
@@ -41,6 +44,7 @@ class compiled_grammar {
         .subspan(rule_begin_[rule], rule_begin_[rule + 1] - rule_begin_[rule]);
   }
   [[nodiscard]] mask_cache& masks() const { return masks_; }
+  [[nodiscard]] token_class_cache& class_cache() const { return class_cache_; }
 
  private:
   std::shared_ptr<const token_vocabulary> vocabulary_;
@@ -50,6 +54,7 @@ class compiled_grammar {
   std::vector<std::uint32_t> alternative_starts_;
   std::uint32_t root_ = 0;
   mutable mask_cache masks_{mask_cache_bytes};
+  mutable token_class_cache class_cache_{token_class_cache_bytes};
 };
 
 }  // namespace pagedserve::grammar

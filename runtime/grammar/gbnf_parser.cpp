@@ -50,6 +50,9 @@ class gbnf_parser {
   std::vector<std::size_t> first_use_line_;  // per rule
   std::map<byte_set, std::uint32_t> set_ids_;
   std::map<std::vector<std::pair<char32_t, char32_t>>, std::uint32_t> class_rules_;
+  // Helpers (body | "") of bounded repetitions by their body: equal x{m,n} anywhere share
+  // their nested optionals, so their positions (and their token classes) are computed once.
+  std::map<std::vector<std::pair<element_kind, std::uint32_t>>, std::uint32_t> optional_rules_;
   std::size_t num_named_rules_ = 0;
   std::size_t num_elements_ = 0;  // every element created, an upper bound of the final count
   std::uint32_t current_rule_ = 0;
@@ -220,10 +223,16 @@ bool gbnf_parser::repeat(grammar_sequence& term, std::size_t min, std::optional<
     for (std::size_t i = min; i < *max; ++i) {
       grammar_sequence body = term;
       body.insert(body.end(), tail.begin(), tail.end());
-      if (!count_elements(body.size() + 1)) return false;
-      const auto id = add_helper({std::move(body), {}});
-      if (!id) return false;
-      tail = {{element_kind::rule, *id}};
+      std::vector<std::pair<element_kind, std::uint32_t>> key;
+      for (const grammar_element& e : body) key.emplace_back(e.kind, e.value);
+      auto it = optional_rules_.find(key);
+      if (it == optional_rules_.end()) {
+        if (!count_elements(body.size() + 1)) return false;
+        const auto id = add_helper({std::move(body), {}});
+        if (!id) return false;
+        it = optional_rules_.emplace(std::move(key), *id).first;
+      }
+      tail = {{element_kind::rule, it->second}};
     }
     out.insert(out.end(), tail.begin(), tail.end());
   }

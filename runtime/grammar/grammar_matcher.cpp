@@ -9,7 +9,7 @@
 
 #include "runtime/grammar/compiled_grammar_impl.h"
 #include "runtime/grammar/grammar_stacks.h"
-#include "runtime/grammar/token_mask_walk.h"
+#include "runtime/grammar/state_token_mask.h"
 
 namespace pagedserve::grammar {
 namespace {
@@ -30,7 +30,7 @@ struct grammar_matcher::state {
   std::vector<std::uint32_t> current;  // sorted stack ids; empty when nothing can match
   bool stopped = false;                // a stop token was accepted
   std::vector<std::uint32_t> scratch[2];
-  token_mask_walk walk;
+  state_token_mask masker;
   std::string key;
 };
 
@@ -94,7 +94,7 @@ void grammar_matcher::fill_next_token_bitmask(std::span<std::uint32_t> mask) {
   s.stacks.state_key(s.current, s.key);
   mask_cache& cache = s.grammar->masks();
   if (cache.lookup(s.key, mask)) return;
-  const bool complete = s.walk.fill(s.stacks, s.current, vocab, mask);
+  const bool complete = s.masker.fill(*s.grammar, s.stacks, s.current, mask);
   // Stop tokens exactly where the text is complete, whatever bytes they may have.
   const bool accepting = is_accepting();
   for (const token_id id : vocab.stop_token_ids()) {

@@ -18,7 +18,7 @@ bool grammar_stacks::advance(std::span<const std::uint32_t> state, std::uint8_t 
                              std::vector<std::uint32_t>& out) {
   out.clear();
   for (const std::uint32_t id : state) {
-    if (id == stack_pool::empty_stack) continue;
+    if (id <= stack_pool::last_marker) continue;
     const stack_node node = pool_[id];
     if (grammar_.bytes_at(node.pos).test(b) && !expand(node.pos + 1, node.parent, out)) {
       return false;
@@ -53,8 +53,8 @@ bool grammar_stacks::expand(std::uint32_t pos, std::uint32_t parent,
         if (out.size() > 4 * bounds_.max_stacks) return false;
         break;
       case element_kind::end:
-        if (it.parent == stack_pool::empty_stack) {
-          out.push_back(stack_pool::empty_stack);
+        if (it.parent <= stack_pool::last_marker) {
+          out.push_back(it.parent);  // the root rule is complete, or the known frames popped
         } else {
           const stack_node frame = pool_[it.parent];
           work_.push_back({frame.pos, frame.parent});
@@ -79,7 +79,7 @@ bool grammar_stacks::expand(std::uint32_t pos, std::uint32_t parent,
 byte_set grammar_stacks::next_bytes(std::span<const std::uint32_t> state) const {
   byte_set out;
   for (const std::uint32_t id : state) {
-    if (id != stack_pool::empty_stack) out |= grammar_.bytes_at(pool_[id].pos);
+    if (id > stack_pool::last_marker) out |= grammar_.bytes_at(pool_[id].pos);
   }
   return out;
 }
@@ -105,6 +105,22 @@ void grammar_stacks::state_key(std::span<const std::uint32_t> state, std::string
     for (std::uint32_t i = begin; i < end; ++i) append(positions[i]);
     append(~std::uint32_t{0});  // no position is this large: stacks stay apart
   }
+}
+
+void grammar_stacks::top_frames(std::uint32_t top, std::size_t max_frames,
+                                std::vector<std::uint32_t>& positions, bool& rooted) const {
+  positions.clear();
+  std::uint32_t id = top;
+  for (; id > stack_pool::last_marker && positions.size() < max_frames; id = pool_[id].parent) {
+    positions.push_back(pool_[id].pos);
+  }
+  rooted = id == stack_pool::empty_stack;
+}
+
+std::uint32_t grammar_stacks::push_frames(std::span<const std::uint32_t> top_first, bool rooted) {
+  std::uint32_t id = rooted ? stack_pool::empty_stack : stack_pool::context_stack;
+  for (auto it = top_first.rbegin(); it != top_first.rend(); ++it) id = pool_.intern(*it, id);
+  return id;
 }
 
 void grammar_stacks::compact(std::vector<std::uint32_t>& state, std::size_t max_nodes) {

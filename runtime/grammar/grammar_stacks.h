@@ -1,8 +1,9 @@
 #pragma once
 // grammar_stacks: the pushdown automaton that matches bytes. A state is a sorted set of
-// stacks (stack_pool ids) whose top frames are all at bytes elements, or the empty stack;
-// advancing by a byte keeps the stacks whose top set holds it, moves past that element and
-// expands rule references and alternative ends until every stack again tops on bytes.
+// stacks (stack_pool ids) whose top frames are all at bytes elements, or the empty stack (or,
+// when token classes are computed, the context stack); advancing by a byte keeps the stacks
+// whose top set holds it, moves past that element and expands rule references and
+// alternative ends until every stack again tops on bytes.
 //
 // Frames are pushed only for what is left after a reference; a reference that ends its
 // alternative pushes nothing (a tail call), so right recursion (x*, and the nested
@@ -50,6 +51,14 @@ class grammar_stacks {
   // The state's stacks as positions, sorted, independent of node ids: the same for every
   // matcher in the same state (the mask cache key).
   void state_key(std::span<const std::uint32_t> state, std::string& key);
+
+  // The positions of the top max_frames frames of stack `top`, top first; rooted when they
+  // are all of its frames (nothing below them: the stack is known in full).
+  void top_frames(std::uint32_t top, std::size_t max_frames, std::vector<std::uint32_t>& positions,
+                  bool& rooted) const;
+  // The stack of `top_first`'s frames, on the empty stack when rooted, else on
+  // stack_pool::context_stack (an unknown context, token_classes.h).
+  [[nodiscard]] std::uint32_t push_frames(std::span<const std::uint32_t> top_first, bool rooted);
 
   // Spending: an overall budget of expansion steps (a mask walk sets one); when spent, every
   // advance fails until it is reset.

@@ -197,7 +197,9 @@ void schema_converter::define_rule(const std::string& name, std::string body) {
 }
 
 std::string schema_converter::add_rule(const std::string& hint, std::string body) {
+  if (const auto it = rules_by_body_.find(body); it != rules_by_body_.end()) return it->second;
   std::string name = reserve_rule(hint);
+  rules_by_body_.emplace(body, name);
   define_rule(name, std::move(body));
   return name;
 }

@@ -70,7 +70,8 @@ class schema_converter {
   // A fresh rule name from `hint` (sanitized, made unique); define it later.
   std::string reserve_rule(const std::string& hint);
   void define_rule(const std::string& name, std::string body);
-  // reserve_rule + define_rule.
+  // reserve_rule + define_rule, or the rule already added with the same body (equal
+  // subschemas share their rule, so the matcher's masks for it are computed once).
   std::string add_rule(const std::string& hint, std::string body);
   // The name of a json_value_rules.h rule, which is then emitted.
   std::string use(std::string_view json_rule);
@@ -79,7 +80,8 @@ class schema_converter {
   std::vector<std::pair<std::string, std::string>> rules_;  // in order of reservation
   std::map<std::string, std::size_t, std::less<>> rule_index_;
   std::set<std::string, std::less<>> used_json_rules_;
-  std::map<std::string, std::string, std::less<>> ref_rules_;  // $ref text -> rule name
+  std::map<std::string, std::string, std::less<>> ref_rules_;      // $ref text -> rule name
+  std::map<std::string, std::string, std::less<>> rules_by_body_;  // add_rule's body -> name
 };
 
 // Helpers shared by the converter's files.

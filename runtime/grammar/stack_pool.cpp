@@ -15,6 +15,7 @@ std::size_t hash_of(std::uint32_t pos, std::uint32_t parent) {
 
 void stack_pool::clear() {
   nodes_.assign(1, stack_node{});
+  nodes_.push_back({~std::uint32_t{0}, empty_stack, 0});  // context_stack: never interned
   slots_.assign(1024, 0);
 }
 
@@ -37,7 +38,7 @@ std::uint32_t stack_pool::intern(std::uint32_t pos, std::uint32_t parent) {
 void stack_pool::grow() {
   slots_.assign(slots_.size() * 2, 0);
   const std::size_t mask = slots_.size() - 1;
-  for (std::uint32_t id = 1; id < nodes_.size(); ++id) {
+  for (std::uint32_t id = last_marker + 1; id < nodes_.size(); ++id) {
     std::size_t i = hash_of(nodes_[id].pos, nodes_[id].parent) & mask;
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = id + 1;

@@ -4,7 +4,9 @@
 // parent node; a stack is its top node. Nodes are interned, so two stacks are equal exactly
 // when their ids are: deduplicating a state is sorting its ids.
 //
-// Node 0 is the empty stack: the root rule is complete.
+// Node 0 is the empty stack: the root rule is complete. Node 1 stands for an unknown context:
+// the frames below those a token_classes computation looks at (token_classes.h). A stack
+// that pops down to it is reported as itself; it takes no byte.
 
 #include <cstdint>
 #include <vector>
@@ -20,6 +22,9 @@ struct stack_node {
 class stack_pool {
  public:
   static constexpr std::uint32_t empty_stack = 0;
+  static constexpr std::uint32_t context_stack = 1;
+  // Ids at or below this are the two markers above, with no frame to match.
+  static constexpr std::uint32_t last_marker = context_stack;
 
   stack_pool() { clear(); }
 

@@ -3,40 +3,134 @@
 #include <algorithm>
 
 namespace pagedserve::grammar {
+namespace {
 
-bool token_mask_walk::fill(grammar_stacks& stacks, std::span<const std::uint32_t> state,
-                           const token_vocabulary& vocabulary, std::span<std::uint32_t> mask) {
-  std::fill(mask.begin(), mask.end(), 0);
-  if (levels_.empty()) levels_.resize(1);
-  levels_[0].state.assign(state.begin(), state.end());
-  levels_[0].next = stacks.next_bytes(state);
+void set_bit(std::span<std::uint32_t> mask, token_id id) {
+  const auto i = static_cast<std::uint32_t>(id);
+  mask[i / 32] |= std::uint32_t{1} << (i % 32);
+}
+
+}  // namespace
+
+std::span<const std::uint32_t> token_mask_walk::stacks_of(const level& l) const {
+  if (l.id == walk_states::none) return l.own;
+  return states_.stacks(l.id);
+}
+
+void token_mask_walk::enter(level& to, std::uint32_t id, bool popped_before) {
+  to.id = id;
+  if (id == walk_states::none) {  // the table is full: the level keeps its own copy
+    to.own = scratch_;
+    to.next = stacks_->next_bytes(to.own);
+    to.popped = popped_before ||
+                std::find(to.own.begin(), to.own.end(), stack_pool::context_stack) != to.own.end();
+    return;
+  }
+  to.next = states_.next(id);
+  to.popped = popped_before || states_.reaches_context(id);
+}
+
+// The transition is remembered most of the time: that path stays inline.
+inline bool token_mask_walk::step(const level& from, std::uint8_t b, level& to) {
+  if (!from.next.test(b)) return false;
+  if (from.id != walk_states::none) {
+    const std::uint32_t known = states_.transition(from.id, b);
+    if (known < walk_states::unknown) {
+      to.id = known;
+      to.next = states_.next(known);
+      to.popped = from.popped || states_.reaches_context(known);
+      return true;
+    }
+    if (known == walk_states::failed) return false;
+  }
+  return advance(from, b, to);
+}
+
+bool token_mask_walk::advance(const level& from, std::uint8_t b, level& to) {
+  const bool ok = stacks_->advance(stacks_of(from), b, scratch_);
+  const std::uint32_t id = ok ? states_.intern(*stacks_, scratch_) : walk_states::failed;
+  if (from.id != walk_states::none) states_.transition(from.id, b) = id;
+  if (ok) enter(to, id, from.popped);
+  return ok;
+}
+
+template <typename Taken, typename Refused>
+bool token_mask_walk::walk(grammar_stacks& stacks, std::span<const std::uint32_t> state,
+                           const token_vocabulary& vocabulary, std::span<const sorted_range> ranges,
+                           Taken&& taken, Refused&& refused) {
+  stacks_ = &stacks;
+  states_.reset();
+  if (levels_.size() <= vocabulary.max_token_bytes())
+    levels_.resize(vocabulary.max_token_bytes() + 1);
+  scratch_.assign(state.begin(), state.end());
+  enter(levels_[0], states_.intern(stacks, scratch_), false);
   stacks.set_budget(walk_step_budget);
-  const auto& sorted = vocabulary.sorted_ids();
-  const auto& shared = vocabulary.shared_prefix();
-  // Invariant: levels_[0..valid] hold the states after the previous token's first bytes; the
-  // byte after them (if the previous token had one) failed.
-  std::size_t valid = 0;
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    if (shared[i] > valid) continue;  // shares the byte that failed
-    const std::string& bytes = vocabulary.bytes(sorted[i]);
-    std::size_t depth = shared[i];
-    for (; depth < bytes.size(); ++depth) {
-      const auto b = static_cast<std::uint8_t>(bytes[depth]);
-      if (!levels_[depth].next.test(b)) break;
-      if (levels_.size() <= depth + 1) levels_.resize(depth + 2);
-      level& next = levels_[depth + 1];
-      if (!stacks.advance(levels_[depth].state, b, next.state)) break;
-      next.next = stacks.next_bytes(next.state);
+  const std::vector<trie_node>& trie = vocabulary.trie();
+  std::size_t range = 0;
+  // Pre-order: a node's parent was taken (else its subtree was skipped), so the level of
+  // its depth - 1 holds the state after its prefix's first depth - 1 bytes.
+  for (std::size_t i = 1; i < trie.size();) {
+    const trie_node& node = trie[i];
+    while (range < ranges.size() && ranges[range].end <= node.sorted_begin) ++range;
+    if (range == ranges.size()) break;
+    if (ranges[range].begin >= node.sorted_end) {  // none of its tokens is asked for
+      i += node.subtree_size;
+      continue;
     }
-    valid = depth;
-    if (depth == bytes.size()) {
-      const auto id = static_cast<std::uint32_t>(sorted[i]);
-      mask[id / 32] |= std::uint32_t{1} << (id % 32);
+    const std::size_t depth = node.depth;
+    if (!step(levels_[depth - 1], node.byte, levels_[depth])) {
+      refused(node, levels_[depth - 1]);
+      i += node.subtree_size;
+      continue;
     }
+    taken(node, range);
+    ++i;
   }
   const bool complete = !stacks.budget_spent();
   stacks.set_budget(~std::uint64_t{0});
+  stacks_ = nullptr;
   return complete;
+}
+
+bool token_mask_walk::add_allowed(grammar_stacks& stacks, std::span<const std::uint32_t> state,
+                                  const token_vocabulary& vocabulary,
+                                  std::span<const sorted_range> ranges,
+                                  std::span<std::uint32_t> mask) {
+  const auto& sorted = vocabulary.sorted_ids();
+  const auto taken = [&](const trie_node& node, std::size_t range) {
+    for (std::uint32_t k = node.sorted_begin; k < node.sorted_begin + node.ends; ++k) {
+      // Tokens with equal bytes may straddle a range's end.
+      while (range < ranges.size() && ranges[range].end <= k) ++range;
+      if (range < ranges.size() && ranges[range].begin <= k) set_bit(mask, sorted[k]);
+    }
+  };
+  return walk(stacks, state, vocabulary, ranges, taken, [](const trie_node&, const level&) {});
+}
+
+std::shared_ptr<const token_classes> token_mask_walk::classify(grammar_stacks& stacks,
+                                                               std::span<const std::uint32_t> state,
+                                                               const token_vocabulary& vocabulary) {
+  const auto& sorted = vocabulary.sorted_ids();
+  accepted_.clear();
+  std::vector<sorted_range> uncertain;
+  const auto taken = [&](const trie_node& node, std::size_t) {
+    for (std::uint32_t k = node.sorted_begin; k < node.sorted_begin + node.ends; ++k) {
+      accepted_.push_back(static_cast<std::uint32_t>(sorted[k]));
+    }
+  };
+  // A refused prefix refuses its tokens for good, unless the known frames had popped on the
+  // way: the context below them might have taken the byte.
+  const auto refused = [&](const trie_node& node, const level& from) {
+    if (!from.popped) return;
+    if (!uncertain.empty() && uncertain.back().end == node.sorted_begin) {
+      uncertain.back().end = node.sorted_end;
+    } else {
+      uncertain.push_back({node.sorted_begin, node.sorted_end});
+    }
+  };
+  const sorted_range all{0, static_cast<std::uint32_t>(sorted.size())};
+  if (!walk(stacks, state, vocabulary, std::span(&all, 1), taken, refused)) return nullptr;
+  return std::make_shared<const token_classes>(accepted_, std::move(uncertain), vocabulary.size());
 }
 
 }  // namespace pagedserve::grammar

@@ -1,37 +1,72 @@
 #pragma once
 // token_mask_walk: which tokens' bytes a state can take, found by walking the vocabulary
-// as a trie (token_vocabulary::sorted_ids and shared_prefix). Tokens sharing a prefix share
-// its advance: the walk keeps the state after every byte of the current token, and the
-// next token starts from the depth it shares with it. When a byte fails, every following
-// token that shares the failing byte is skipped without being looked at.
+// trie (vocabulary_trie.h) depth first. Tokens sharing a prefix share its advance: the walk
+// keeps the state after every byte of the current path. When a byte fails (most are not
+// even tried: the state's next bytes rule them out), the whole subtree below it is skipped
+// in one step, so a walk costs the prefixes the state takes, not the vocabulary's size.
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "runtime/grammar/byte_set.h"
 #include "runtime/grammar/grammar_stacks.h"
+#include "runtime/grammar/token_classes.h"
 #include "runtime/grammar/token_vocabulary.h"
+#include "runtime/grammar/walk_states.h"
 
 namespace pagedserve::grammar {
 
 class token_mask_walk {
  public:
-  // Sets the bit of every token with bytes that the state can take in full (stop tokens
-  // and tokens without bytes are left to the caller). mask is zeroed first. False when the
-  // step budget ran out part way (the mask then lacks some tokens: do not cache it).
-  [[nodiscard]] bool fill(grammar_stacks& stacks, std::span<const std::uint32_t> state,
-                          const token_vocabulary& vocabulary, std::span<std::uint32_t> mask);
+  // max_states: how many states a walk remembers (walk_states.h).
+  explicit token_mask_walk(std::size_t max_states = 4096) : states_(max_states) {}
+
+  // Sets the bit of every token among `ranges` (ascending, disjoint sorted ranges) whose
+  // bytes the state can take in full; other bits are left as they are (stop tokens and
+  // tokens without bytes are left to the caller). False when the step budget ran out part
+  // way (some tokens may lack their bit: do not cache the mask).
+  [[nodiscard]] bool add_allowed(grammar_stacks& stacks, std::span<const std::uint32_t> state,
+                                 const token_vocabulary& vocabulary,
+                                 std::span<const sorted_range> ranges,
+                                 std::span<std::uint32_t> mask);
+
+  // The classes of every token for a state of one stack made by grammar_stacks::push_frames
+  // (token_classes.h). Null when the step budget ran out.
+  [[nodiscard]] std::shared_ptr<const token_classes> classify(grammar_stacks& stacks,
+                                                              std::span<const std::uint32_t> state,
+                                                              const token_vocabulary& vocabulary);
 
  private:
   struct level {
-    std::vector<std::uint32_t> state;
-    byte_set next;  // bytes the state can take: most failing bytes stop here
+    std::uint32_t id = walk_states::none;  // in states_; none: the state is in `own`
+    std::vector<std::uint32_t> own;
+    byte_set next;        // bytes the state can take: most failing bytes stop here
+    bool popped = false;  // this state or one before it on the path reached the context
   };
-  std::vector<level> levels_;  // levels_[d]: the state after the current token's first d bytes
+  // Walks the trie nodes that hold tokens of `ranges`; calls taken(node, range) for each node
+  // whose prefix the state takes and refused(node, parent level) for each whose it does not.
+  template <typename Taken, typename Refused>
+  bool walk(grammar_stacks& stacks, std::span<const std::uint32_t> state,
+            const token_vocabulary& vocabulary, std::span<const sorted_range> ranges, Taken&& taken,
+            Refused&& refused);
+  // Advances `from` by b into `to` (remembered transitions first); false if b is refused.
+  bool step(const level& from, std::uint8_t b, level& to);
+  // step's slow path: the grammar_stacks advance, remembered.
+  bool advance(const level& from, std::uint8_t b, level& to);
+  // Makes `to` the state `id` (or scratch_'s, when id is none).
+  void enter(level& to, std::uint32_t id, bool popped_before);
+  [[nodiscard]] std::span<const std::uint32_t> stacks_of(const level& l) const;
+
+  grammar_stacks* stacks_ = nullptr;  // during a walk
+  walk_states states_;
+  std::vector<std::uint32_t> scratch_;
+  std::vector<std::uint32_t> accepted_;  // classify's accepted token ids
+  std::vector<level> levels_;  // levels_[d]: the state after the current path's first d bytes
 };
 
-// Work allowed to one mask walk before it gives up on the tokens left (hostile grammars).
+// Work allowed to one walk before it gives up on the tokens left (hostile grammars).
 inline constexpr std::uint64_t walk_step_budget = 50'000'000;
 
 }  // namespace pagedserve::grammar

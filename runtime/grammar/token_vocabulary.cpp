@@ -22,12 +22,9 @@ std::shared_ptr<const token_vocabulary> token_vocabulary::create(
     const int order = bytes[a].compare(bytes[b]);
     return order != 0 ? order < 0 : a < b;
   });
-  vocab->shared_prefix_.resize(sorted.size(), 0);
-  for (std::size_t i = 1; i < sorted.size(); ++i) {
-    const std::string& prev = bytes[sorted[i - 1]];
-    const std::string& cur = bytes[sorted[i]];
-    const auto mismatch = std::mismatch(prev.begin(), prev.end(), cur.begin(), cur.end());
-    vocab->shared_prefix_[i] = static_cast<std::uint32_t>(mismatch.first - prev.begin());
+  vocab->trie_ = build_vocabulary_trie(bytes, sorted);
+  for (const trie_node& node : vocab->trie_) {
+    vocab->max_token_bytes_ = std::max<std::size_t>(vocab->max_token_bytes_, node.depth);
   }
   return vocab;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/types.h"
+#include "runtime/grammar/vocabulary_trie.h"
 
 namespace pagedserve::grammar {
 
@@ -28,11 +29,12 @@ class token_vocabulary {
   // Number of 32-bit words of a token bitmask over this vocabulary.
   [[nodiscard]] std::size_t bitmask_words() const { return (size() + 31) / 32; }
 
-  // Ids of the tokens with bytes, sorted by their bytes (the order a trie walk visits them),
-  // and for each the length of the common prefix with the previous one: the vocabulary trie
-  // in flat form.
+  // Ids of the tokens with bytes, sorted by their bytes (the order a trie walk visits them;
+  // a token's index here is its "sorted index"), and their trie (vocabulary_trie.h).
   [[nodiscard]] const std::vector<token_id>& sorted_ids() const { return sorted_ids_; }
-  [[nodiscard]] const std::vector<std::uint32_t>& shared_prefix() const { return shared_prefix_; }
+  [[nodiscard]] const std::vector<trie_node>& trie() const { return trie_; }
+  // The longest token's bytes (the trie's depth).
+  [[nodiscard]] std::size_t max_token_bytes() const { return max_token_bytes_; }
 
  private:
   token_vocabulary() = default;
@@ -40,7 +42,8 @@ class token_vocabulary {
   std::vector<std::string> token_bytes_;
   std::vector<token_id> stop_token_ids_;  // ascending, unique
   std::vector<token_id> sorted_ids_;
-  std::vector<std::uint32_t> shared_prefix_;
+  std::vector<trie_node> trie_;
+  std::size_t max_token_bytes_ = 0;
 };
 
 }  // namespace pagedserve::grammar

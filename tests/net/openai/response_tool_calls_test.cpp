@@ -58,8 +58,8 @@ TEST(response_tool_calls, HermesAnswerWhole) {
   const json::object& choice = body.at("choices").as_array().at(0).as_object();
   EXPECT_EQ(choice.at("finish_reason").as_string(), "tool_calls");
   const json::object& message = choice.at("message").as_object();
-  // Every byte outside the calls is content: the text before and the newline between them.
-  EXPECT_EQ(message.at("content").as_string(), "Let me check.\n\n");
+  // The text before the calls is content; the newline between the blocks is not.
+  EXPECT_EQ(message.at("content").as_string(), "Let me check.\n");
   const json::array& calls = message.at("tool_calls").as_array();
   ASSERT_EQ(calls.size(), 2U);
   for (const json::value& call : calls) {
@@ -105,7 +105,7 @@ TEST(response_tool_calls, HermesAnswerStreamedInPieces) {
       }
     }
     SCOPED_TRACE("pieces of " + std::to_string(piece));
-    EXPECT_EQ(content, "Let me check.\n\n");
+    EXPECT_EQ(content, "Let me check.\n");
     EXPECT_EQ(names, (std::vector<std::string>{"get_weather", "get_time"}));
     ASSERT_EQ(arguments.size(), 2U);
     EXPECT_EQ(json::parse(arguments[0]), json::parse(R"({"city":"Paris","days":3})"));

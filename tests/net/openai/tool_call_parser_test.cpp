@@ -54,6 +54,18 @@ TEST(tool_call_parser, HermesKeepsTheTextOutsideTheBlocksAsContent) {
                "Sure. and \nDone.", {{"a", "{}"}, {"b", "{\"x\":1}"}});
 }
 
+TEST(tool_call_parser, HermesDropsWhitespaceBetweenAndAfterBlocks) {
+  expect_calls(tool_call_format::hermes,
+               "Two calls:\n<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>\n \n"
+               "<tool_call>\n{\"name\": \"b\", \"arguments\": {}}\n</tool_call>\n",
+               "Two calls:\n", {{"a", "{}"}, {"b", "{}"}});
+  // Cut mid-way through the next opening tag, then text that is not one: content after all.
+  expect_calls(tool_call_format::hermes,
+               "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>\n<tool_ca",
+               "\n<tool_ca", {{"a", "{}"}});
+}
+
+// Compact: whitespace goes, strings are re-escaped, numbers stay as written.
 TEST(tool_call_parser, ArgumentsAreReserializedCompact) {
   expect_calls(
       tool_call_format::hermes,
@@ -62,7 +74,7 @@ TEST(tool_call_parser, ArgumentsAreReserializedCompact) {
       "\"n\" : null , \"o\" : { } , \"e\" : [ ] , \"k\\u0041\" : \"\\u0001é\" } }</tool_call>",
       "",
       {{"f",
-        "{\"a\":[1,2.5E0,0,1E2],\"s\":\"xé\\n/\xF0\x9F\x98\x80\\\"\",\"t\":true,"
+        "{\"a\":[1,2.50,-0,1e2],\"s\":\"xé\\n/\xF0\x9F\x98\x80\\\"\",\"t\":true,"
         "\"u\":false,\"n\":null,\"o\":{},\"e\":[],\"kA\":\"\\u0001é\"}"}});
 }
 

@@ -60,8 +60,24 @@ std::string llama31_turn(std::string_view request) {
                         "<|start_header_id|>assistant<|end_header_id|>\n\n", "<|eot_id|>");
 }
 
+// Whether JSON text has no whitespace outside its strings.
+bool is_compact(std::string_view text) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string && c == '\\') {
+      ++i;  // the escaped byte
+    } else if (c == '"') {
+      in_string = !in_string;
+    } else if (!in_string && (c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // The calls of the request's assistant message (messages[1]) came back: same names, same
-// arguments as JSON, and the compact text of those arguments.
+// arguments as JSON, written compact.
 void expect_round_trip(tool_call_format format, std::string_view request, const std::string& turn,
                        std::string_view content) {
   SCOPED_TRACE(turn);
@@ -74,7 +90,7 @@ void expect_round_trip(tool_call_format format, std::string_view request, const 
     const json::value& function = calls[i].at("function");
     EXPECT_EQ(got.calls[i].name, function.at("name").as_string());
     EXPECT_EQ(json::parse(got.calls[i].arguments), function.at("arguments"));
-    EXPECT_EQ(got.calls[i].arguments, json::serialize(function.at("arguments")));
+    EXPECT_TRUE(is_compact(got.calls[i].arguments)) << got.calls[i].arguments;
   }
   testing::expect_streaming_agrees(format, turn);
 }
@@ -97,8 +113,9 @@ TEST(tool_call_templates, Qwen3OneCallAfterContent) {
 
 TEST(tool_call_templates, Qwen3TwoCallsAfterContent) {
   const std::string turn = qwen3_turn(qwen3_two_calls);
-  // Content, then "\n" before each block: the text outside the blocks is kept as it is.
-  expect_round_trip(tool_call_format::hermes, qwen3_two_calls, turn, "Checking both.\n\n");
+  // Content, then "\n" before each block: the content before the first is kept as it is,
+  // the whitespace between blocks is dropped.
+  expect_round_trip(tool_call_format::hermes, qwen3_two_calls, turn, "Checking both.\n");
 }
 
 TEST(tool_call_templates, Qwen3CallWithoutContent) {

@@ -237,43 +237,63 @@ TEST(device_step_executor, allowed_tokens_and_bad_words_equal_the_cpu_executors)
   }
 }
 
+// Runs `options` (with the object grammar, temperature 1 and `seed`) on the device and on
+// the CPU executor, preempting sequence 2 after 8 steps when asked: the tokens must be the
+// same, and every text a complete object followed by the stop token.
+void expect_constrained_runs_agree(const golden_set& g, drive_options options, std::uint64_t seed,
+                                   bool preempt) {
+  const auto vocab = static_cast<std::size_t>(g.config.vocab_size);
+  auto compiled =
+      grammar::compile_gbnf(engine_testing::object_gbnf, engine_testing::grammar_vocabulary(vocab));
+  ASSERT_TRUE(compiled.ok()) << compiled.err().message;
+  options.params.temperature = 1.0f;
+  options.params.seed = seed;
+  options.grammar = *compiled;
+  auto run = [&](step_executor& executor) {
+    test_driver driver(executor, options);
+    for (int i = 0; i < 3; ++i) driver.add(seq_of(i), g.prompts[i]);
+    if (preempt) {
+      for (int s = 0; s < 8; ++s) EXPECT_TRUE(driver.step().ok());
+      driver.preempt_next(seq_of(2));
+    }
+    driver.run_to_end(48);
+    std::vector<std::vector<token_id>> out;
+    for (int i = 0; i < 3; ++i) out.push_back(driver.generated(seq_of(i)));
+    return out;
+  };
+  DEVICE_EXECUTOR(device, base_config(g));
+  auto cpu = cpu_executor(base_config(g));
+  ASSERT_NE(cpu, nullptr);
+  const auto on_device = run(*device);
+  EXPECT_EQ(on_device, run(*cpu)) << "seed " << seed;
+  for (const auto& tokens : on_device) {
+    const auto text = engine_testing::grammar_text(tokens, vocab);
+    EXPECT_TRUE(text.stopped) << text.text;
+    EXPECT_TRUE(std::regex_match(text.text, std::regex(engine_testing::object_regex))) << text.text;
+  }
+}
+
 // Structured outputs on the device path: the grammar's bitmask rides with the edits and
 // process_logits applies it; a constrained sequence reads its last sample before its next
 // step is planned. Pipelined steps, graphs and a preemption mid-text give the CPU
 // executor's tokens, and the text matches the grammar (std::regex).
 TEST(device_step_executor, grammar_masks_equal_the_cpu_executors) {
   const golden_set g = load_golden("tiny-qwen3");
-  const auto vocab = static_cast<std::size_t>(g.config.vocab_size);
-  auto compiled =
-      grammar::compile_gbnf(engine_testing::object_gbnf, engine_testing::grammar_vocabulary(vocab));
-  ASSERT_TRUE(compiled.ok()) << compiled.err().message;
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    auto run = [&](step_executor& executor) {
-      drive_options options{.chunk = 13, .lookahead = true};
-      options.params.temperature = 1.0f;
-      options.params.seed = seed;
-      options.grammar = *compiled;
-      test_driver driver(executor, options);
-      for (int i = 0; i < 3; ++i) driver.add(seq_of(i), g.prompts[i]);
-      for (int s = 0; s < 8; ++s) EXPECT_TRUE(driver.step().ok());
-      driver.preempt_next(seq_of(2));
-      driver.run_to_end(40);
-      std::vector<std::vector<token_id>> out;
-      for (int i = 0; i < 3; ++i) out.push_back(driver.generated(seq_of(i)));
-      return out;
-    };
-    DEVICE_EXECUTOR(device, base_config(g));
-    auto cpu = cpu_executor(base_config(g));
-    ASSERT_NE(cpu, nullptr);
-    const auto on_device = run(*device);
-    const auto on_cpu = run(*cpu);
-    EXPECT_EQ(on_device, on_cpu) << "seed " << seed;
-    for (const auto& tokens : on_device) {
-      const auto text = engine_testing::grammar_text(tokens, vocab);
-      EXPECT_TRUE(text.stopped) << text.text;
-      EXPECT_TRUE(std::regex_match(text.text, std::regex(engine_testing::object_regex)))
-          << text.text;
-    }
+    expect_constrained_runs_agree(g, drive_options{.chunk = 13, .lookahead = true}, seed, true);
+  }
+}
+
+// The grammar wins over min_tokens and allowed_token_ids on the device path too (the edits
+// and the allowed ids are dropped from the step's processing, as on the host).
+TEST(device_step_executor, the_grammar_wins_as_on_the_cpu) {
+  const golden_set g = load_golden("tiny-qwen3");
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    drive_options options{.chunk = 13, .lookahead = true};
+    options.params.min_tokens = 45;  // the longest object has 37 characters
+    if (seed == 2) options.params.allowed_token_ids = {0, 1};
+    options.held_stop_token_ids = {static_cast<token_id>(g.config.vocab_size - 1)};
+    expect_constrained_runs_agree(g, options, seed, false);
   }
 }
 

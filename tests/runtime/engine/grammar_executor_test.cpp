@@ -85,5 +85,26 @@ TEST(grammar_executor, a_preempted_sequence_keeps_its_grammar_position) {
   }
 }
 
+// min_tokens past any text the grammar allows holds back the stop token once the text is
+// complete, and allowed_token_ids of two letters exclude the "{" the grammar needs first: the
+// grammar wins both times, so every text is still complete and ends with the stop token
+// (not with whatever a row of -inf falls back to).
+TEST(grammar_executor, the_grammar_wins_over_min_tokens_and_allowed_token_ids) {
+  const golden_set g = load_golden("tiny-llama");
+  const auto grammar = object_grammar(g);
+  ASSERT_NE(grammar, nullptr);
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    auto options = sampled(seed, grammar);
+    options.params.min_tokens = 45;  // the longest object has 37 characters
+    options.held_stop_token_ids = {static_cast<token_id>(g.config.vocab_size - 1)};
+    if (seed % 2 == 0) options.params.allowed_token_ids = {0, 1};  // "a" and "b"
+    auto executor = engine_testing::make_cpu_golden_executor(g);
+    test_driver driver(*executor, options);
+    for (int i = 0; i < k_num_prompts; ++i) driver.add(seq_of(i), g.prompts[i]);
+    driver.run_to_end(48);
+    expect_matches(driver, g, "seed " + std::to_string(seed));
+  }
+}
+
 }  // namespace
 }  // namespace pagedserve

@@ -17,48 +17,17 @@
 #include "runtime/grammar/grammar_matcher.h"
 #include "runtime/tokenizer/byte_level.h"
 #include "runtime/tokenizer/tokenizer.h"
+#include "tests/runtime/grammar/mask_testing.h"
 #include "tests/support/fixtures.h"
 
 namespace pagedserve::grammar {
 namespace {
 
-using grammar_ptr = std::shared_ptr<const compiled_grammar>;
-
-// Concatenation by append (GCC 12 warns falsely on chains of operator+).
-std::string concat(std::initializer_list<std::string_view> parts) {
-  std::string out;
-  for (const auto part : parts) out.append(part);
-  return out;
-}
-
-grammar_ptr compile(std::string_view gbnf, std::shared_ptr<const token_vocabulary> vocab) {
-  auto grammar = compile_gbnf(gbnf, std::move(vocab));
-  EXPECT_TRUE(grammar.ok()) << grammar.err().message;
-  return grammar ? *grammar : nullptr;
-}
-
-std::vector<token_id> allowed(grammar_matcher& matcher) {
-  std::vector<std::uint32_t> mask(matcher.vocabulary().bitmask_words());
-  matcher.fill_next_token_bitmask(mask);
-  std::vector<token_id> ids;
-  for (std::size_t id = 0; id < mask.size() * 32; ++id) {
-    if ((mask[id / 32] >> (id % 32)) & 1) ids.push_back(static_cast<token_id>(id));
-  }
-  return ids;
-}
-
-// What the mask must be: every token tried on a fresh matcher that has taken `history`.
-std::vector<token_id> brute_force(const grammar_ptr& grammar, std::string_view history,
-                                  bool stopped = false) {
-  std::vector<token_id> ids;
-  if (stopped) return ids;
-  for (std::size_t id = 0; id < grammar->vocabulary().size(); ++id) {
-    grammar_matcher matcher(grammar);
-    EXPECT_TRUE(matcher.accept_bytes(history));
-    if (matcher.accept_token(static_cast<token_id>(id))) ids.push_back(static_cast<token_id>(id));
-  }
-  return ids;
-}
+using testing::allowed;
+using testing::brute_force;
+using testing::compile;
+using testing::concat;
+using testing::grammar_ptr;
 
 // 0 "a", 1 "b", 2 "ab", 3 "{", 4 "\"", 5 "\xce" (half of α), 6 "α", 7 "ba", 8 "aaa",
 // 9 a special token (no bytes), 10 <eos>, 11 "}", 12 "\xb1" (the other half of α).
@@ -68,13 +37,33 @@ std::shared_ptr<const token_vocabulary> hand_vocabulary() {
 }
 constexpr token_id eos = 10;
 
-TEST(TokenVocabulary, SortedIdsAndSharedPrefixesFormTheTrie) {
+TEST(TokenVocabulary, SortedIdsAndTheirTrieInPreOrder) {
   const auto vocab = token_vocabulary::create({"ab", "", "a", "b", "abc", "a"}, {3, 1, 3});
   EXPECT_EQ(vocab->stop_token_ids(), (std::vector<token_id>{1, 3}));
   EXPECT_TRUE(vocab->is_stop(3));
   EXPECT_FALSE(vocab->is_stop(0));
   EXPECT_EQ(vocab->sorted_ids(), (std::vector<token_id>{2, 5, 0, 4, 3}));
-  EXPECT_EQ(vocab->shared_prefix(), (std::vector<std::uint32_t>{0, 1, 1, 2, 0}));
+  // Pre-order: root; "a" (sorted 0-1 end there, its subtree 0..4); "ab"; "abc"; "b".
+  struct expected_node {
+    std::uint32_t subtree_size, sorted_begin, sorted_end, ends, depth;
+    char byte;
+  };
+  const std::vector<expected_node> expected = {{5, 0, 5, 0, 0, 0},
+                                               {3, 0, 4, 2, 1, 'a'},
+                                               {2, 2, 4, 1, 2, 'b'},
+                                               {1, 3, 4, 1, 3, 'c'},
+                                               {1, 4, 5, 1, 1, 'b'}};
+  ASSERT_EQ(vocab->trie().size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const trie_node& node = vocab->trie()[i];
+    const expected_node& want = expected[i];
+    EXPECT_EQ(node.subtree_size, want.subtree_size) << i;
+    EXPECT_EQ(node.sorted_begin, want.sorted_begin) << i;
+    EXPECT_EQ(node.sorted_end, want.sorted_end) << i;
+    EXPECT_EQ(node.ends, want.ends) << i;
+    EXPECT_EQ(node.depth, want.depth) << i;
+    EXPECT_EQ(node.byte, static_cast<std::uint8_t>(want.byte)) << i;
+  }
   EXPECT_EQ(vocab->bitmask_words(), 1u);
 }
 
@@ -139,15 +128,8 @@ std::shared_ptr<const token_vocabulary> small_vocabulary() {
   // Every string of length 1..3 over a, b, c and the two bytes of α; a special; a stop.
   const std::vector<std::string> letters = {"a", "b", "c", "\xce", "\xb1"};
   std::vector<std::string> tokens = {"", ""};
-  std::vector<std::string> last = {""};
-  for (int length = 1; length <= 3; ++length) {
-    std::vector<std::string> next;
-    for (const auto& prefix : last) {
-      for (const auto& l : letters) next.push_back(concat({prefix, l}));
-    }
-    tokens.insert(tokens.end(), next.begin(), next.end());
-    last = next;
-  }
+  const std::vector<std::string> strings = testing::all_strings(letters, 3);
+  tokens.insert(tokens.end(), strings.begin(), strings.end());
   return token_vocabulary::create(tokens, {1});
 }
 
@@ -214,7 +196,7 @@ struct llama3 {
 const llama3& load_llama3() {
   static const llama3 loaded = [] {
     llama3 out;
-    auto tok = tokenizer::load(testing::tokenizers_dir() / "llama3");
+    auto tok = tokenizer::load(pagedserve::testing::tokenizers_dir() / "llama3");
     if (!tok) return out;
     out.tok = *tok;
     std::vector<std::string> bytes(out.tok->vocab_size());
@@ -245,7 +227,7 @@ ws     ::= | " " | "\n" [ \t]{0,20}
 
 TEST(TokenBitmask, JsonDocumentThroughTheLlama3Vocabulary) {
   const llama3& l = load_llama3();
-  ASSERT_TRUE(l.vocab) << "no tokenizer at " << testing::tokenizers_dir();
+  ASSERT_TRUE(l.vocab) << "no tokenizer at " << pagedserve::testing::tokenizers_dir();
   ASSERT_EQ(l.vocab->size(), l.tok->vocab_size());
   const grammar_ptr grammar = compile(json_gbnf, l.vocab);
   ASSERT_TRUE(grammar);
