@@ -5,6 +5,13 @@
 namespace pagedserve::grammar {
 namespace {
 
+bool is_subset(const byte_set& a, const byte_set& b) {
+  for (std::size_t w = 0; w < a.words.size(); ++w) {
+    if ((a.words[w] & ~b.words[w]) != 0) return false;
+  }
+  return true;
+}
+
 void set_bit(std::span<std::uint32_t> mask, token_id id) {
   const auto i = static_cast<std::uint32_t>(id);
   mask[i / 32] |= std::uint32_t{1} << (i % 32);
@@ -54,6 +61,22 @@ bool token_mask_walk::advance(const level& from, std::uint8_t b, level& to) {
   return ok;
 }
 
+const byte_set& token_mask_walk::loop_bytes(std::uint32_t id) {
+  if (const byte_set* known = states_.loops(id)) return *known;
+  const byte_set next = states_.next(id);  // a copy: stepping may grow the table
+  level from;
+  from.id = id;
+  from.next = next;
+  level to;
+  byte_set loops;
+  for (unsigned b = 0; b < 256; ++b) {
+    const auto byte = static_cast<std::uint8_t>(b);
+    if (next.test(byte) && step(from, byte, to) && to.id == id) loops.set(byte);
+  }
+  states_.set_loops(id, loops);
+  return *states_.loops(id);
+}
+
 template <typename Taken, typename Refused>
 bool token_mask_walk::walk(grammar_stacks& stacks, std::span<const std::uint32_t> state,
                            const token_vocabulary& vocabulary, std::span<const sorted_range> ranges,
@@ -66,25 +89,37 @@ bool token_mask_walk::walk(grammar_stacks& stacks, std::span<const std::uint32_t
   enter(levels_[0], states_.intern(stacks, scratch_), false);
   stacks.set_budget(walk_step_budget);
   const std::vector<trie_node>& trie = vocabulary.trie();
+  // Only the subtrees of first bytes the state takes, unless it already reached the context
+  // (then a refused first byte counts too: classify records it).
+  const bool every_first_byte = levels_[0].popped;
+  const byte_set first = levels_[0].next;
   std::size_t range = 0;
-  // Pre-order: a node's parent was taken (else its subtree was skipped), so the level of
-  // its depth - 1 holds the state after its prefix's first depth - 1 bytes.
-  for (std::size_t i = 1; i < trie.size();) {
-    const trie_node& node = trie[i];
-    while (range < ranges.size() && ranges[range].end <= node.sorted_begin) ++range;
-    if (range == ranges.size()) break;
-    if (ranges[range].begin >= node.sorted_end) {  // none of its tokens is asked for
-      i += node.subtree_size;
-      continue;
+  bool ranges_left = true;
+  for (unsigned b = 0; b < 256 && ranges_left; ++b) {
+    const std::uint32_t child = vocabulary.root_child(static_cast<std::uint8_t>(b));
+    if (child == 0 || (!every_first_byte && !first.test(static_cast<std::uint8_t>(b)))) continue;
+    // Pre-order: a node's parent was taken (else its subtree was skipped), so the level of
+    // its depth - 1 holds the state after its prefix's first depth - 1 bytes.
+    const std::size_t end = child + trie[child].subtree_size;
+    for (std::size_t i = child; i < end;) {
+      const trie_node& node = trie[i];
+      while (range < ranges.size() && ranges[range].end <= node.sorted_begin) ++range;
+      if (range == ranges.size()) {
+        ranges_left = false;
+        break;
+      }
+      if (ranges[range].begin >= node.sorted_end) {  // none of its tokens is asked for
+        i += node.subtree_size;
+        continue;
+      }
+      const std::size_t depth = node.depth;
+      if (!step(levels_[depth - 1], node.byte, levels_[depth])) {
+        refused(node, levels_[depth - 1]);
+        i += node.subtree_size;
+        continue;
+      }
+      i += taken(i, range, levels_[depth]) ? node.subtree_size : 1;
     }
-    const std::size_t depth = node.depth;
-    if (!step(levels_[depth - 1], node.byte, levels_[depth])) {
-      refused(node, levels_[depth - 1]);
-      i += node.subtree_size;
-      continue;
-    }
-    taken(node, range);
-    ++i;
   }
   const bool complete = !stacks.budget_spent();
   stacks.set_budget(~std::uint64_t{0});
@@ -97,12 +132,15 @@ bool token_mask_walk::add_allowed(grammar_stacks& stacks, std::span<const std::u
                                   std::span<const sorted_range> ranges,
                                   std::span<std::uint32_t> mask) {
   const auto& sorted = vocabulary.sorted_ids();
-  const auto taken = [&](const trie_node& node, std::size_t range) {
+  const auto& trie = vocabulary.trie();
+  const auto taken = [&](std::size_t i, std::size_t range, const level&) {
+    const trie_node& node = trie[i];
     for (std::uint32_t k = node.sorted_begin; k < node.sorted_begin + node.ends; ++k) {
       // Tokens with equal bytes may straddle a range's end.
       while (range < ranges.size() && ranges[range].end <= k) ++range;
       if (range < ranges.size() && ranges[range].begin <= k) set_bit(mask, sorted[k]);
     }
+    return false;
   };
   return walk(stacks, state, vocabulary, ranges, taken, [](const trie_node&, const level&) {});
 }
@@ -113,10 +151,21 @@ std::shared_ptr<const token_classes> token_mask_walk::classify(grammar_stacks& s
   const auto& sorted = vocabulary.sorted_ids();
   accepted_.clear();
   std::vector<sorted_range> uncertain;
-  const auto taken = [&](const trie_node& node, std::size_t) {
-    for (std::uint32_t k = node.sorted_begin; k < node.sorted_begin + node.ends; ++k) {
+  const auto& trie = vocabulary.trie();
+  // A state that loops on every byte below the node takes all of its tokens (each byte
+  // leads back to it): they are accepted without walking the subtree. Only states reached
+  // by a loop (the node's own byte led back to its parent's state) are tried, so states
+  // that move on with every byte (a bounded repetition's levels) never pay for loop_bytes.
+  const auto taken = [&](std::size_t i, std::size_t, const level& at) {
+    const trie_node& node = trie[i];
+    const bool whole = node.subtree_size >= bulk_min_subtree_ && at.id != walk_states::none &&
+                       at.id == levels_[node.depth - 1].id &&
+                       is_subset(vocabulary.trie_bytes()[i], loop_bytes(at.id));
+    const std::uint32_t end = whole ? node.sorted_end : node.sorted_begin + node.ends;
+    for (std::uint32_t k = node.sorted_begin; k < end; ++k) {
       accepted_.push_back(static_cast<std::uint32_t>(sorted[k]));
     }
+    return whole;
   };
   // A refused prefix refuses its tokens for good, unless the known frames had popped on the
   // way: the context below them might have taken the byte.

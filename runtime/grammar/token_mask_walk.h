@@ -20,8 +20,10 @@ namespace pagedserve::grammar {
 
 class token_mask_walk {
  public:
-  // max_states: how many states a walk remembers (walk_states.h).
-  explicit token_mask_walk(std::size_t max_states = 4096) : states_(max_states) {}
+  // max_states: how many states a walk remembers (walk_states.h); bulk_min_subtree: the
+  // smallest subtree (in nodes) that classify takes whole where its state loops.
+  explicit token_mask_walk(std::size_t max_states = 4096, std::uint32_t bulk_min_subtree = 64)
+      : states_(max_states), bulk_min_subtree_(bulk_min_subtree) {}
 
   // Sets the bit of every token among `ranges` (ascending, disjoint sorted ranges) whose
   // bytes the state can take in full; other bits are left as they are (stop tokens and
@@ -45,8 +47,9 @@ class token_mask_walk {
     byte_set next;        // bytes the state can take: most failing bytes stop here
     bool popped = false;  // this state or one before it on the path reached the context
   };
-  // Walks the trie nodes that hold tokens of `ranges`; calls taken(node, range) for each node
-  // whose prefix the state takes and refused(node, parent level) for each whose it does not.
+  // Walks the trie nodes that hold tokens of `ranges`; calls taken(node index, range, its
+  // level) for each node whose prefix the state takes (true: its whole subtree was taken, skip
+  // it) and refused(node, parent level) for each whose it does not.
   template <typename Taken, typename Refused>
   bool walk(grammar_stacks& stacks, std::span<const std::uint32_t> state,
             const token_vocabulary& vocabulary, std::span<const sorted_range> ranges, Taken&& taken,
@@ -58,9 +61,12 @@ class token_mask_walk {
   // Makes `to` the state `id` (or scratch_'s, when id is none).
   void enter(level& to, std::uint32_t id, bool popped_before);
   [[nodiscard]] std::span<const std::uint32_t> stacks_of(const level& l) const;
+  // The bytes that lead state id back to itself (every transition of it taken once).
+  const byte_set& loop_bytes(std::uint32_t id);
 
   grammar_stacks* stacks_ = nullptr;  // during a walk
   walk_states states_;
+  std::uint32_t bulk_min_subtree_;
   std::vector<std::uint32_t> scratch_;
   std::vector<std::uint32_t> accepted_;  // classify's accepted token ids
   std::vector<level> levels_;  // levels_[d]: the state after the current path's first d bytes

@@ -23,6 +23,11 @@ std::shared_ptr<const token_vocabulary> token_vocabulary::create(
     return order != 0 ? order < 0 : a < b;
   });
   vocab->trie_ = build_vocabulary_trie(bytes, sorted);
+  vocab->trie_bytes_ = trie_bytes_below(vocab->trie_);
+  const auto& trie = vocab->trie_;
+  for (std::size_t child = 1; child < trie.size(); child += trie[child].subtree_size) {
+    vocab->root_children_[trie[child].byte] = static_cast<std::uint32_t>(child);
+  }
   for (const trie_node& node : vocab->trie_) {
     vocab->max_token_bytes_ = std::max<std::size_t>(vocab->max_token_bytes_, node.depth);
   }

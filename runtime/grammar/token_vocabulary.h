@@ -6,6 +6,7 @@
 // a stop token (a special token) is never allowed. Built once per served model, immutable,
 // shared between threads; compiled grammars keep a pointer to it.
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +34,10 @@ class token_vocabulary {
   // a token's index here is its "sorted index"), and their trie (vocabulary_trie.h).
   [[nodiscard]] const std::vector<token_id>& sorted_ids() const { return sorted_ids_; }
   [[nodiscard]] const std::vector<trie_node>& trie() const { return trie_; }
+  // trie_bytes_below of the trie: 32 bytes a node (about 9 MB at 128k tokens).
+  [[nodiscard]] const std::vector<byte_set>& trie_bytes() const { return trie_bytes_; }
+  // The trie node of the one-byte prefix b, 0 when no token starts with b.
+  [[nodiscard]] std::uint32_t root_child(std::uint8_t b) const { return root_children_[b]; }
   // The longest token's bytes (the trie's depth).
   [[nodiscard]] std::size_t max_token_bytes() const { return max_token_bytes_; }
 
@@ -43,6 +48,8 @@ class token_vocabulary {
   std::vector<token_id> stop_token_ids_;  // ascending, unique
   std::vector<token_id> sorted_ids_;
   std::vector<trie_node> trie_;
+  std::vector<byte_set> trie_bytes_;
+  std::array<std::uint32_t, 256> root_children_{};
   std::size_t max_token_bytes_ = 0;
 };
 

@@ -45,4 +45,17 @@ std::vector<trie_node> build_vocabulary_trie(const std::vector<std::string>& byt
   return nodes;
 }
 
+std::vector<byte_set> trie_bytes_below(const std::vector<trie_node>& trie) {
+  std::vector<byte_set> below(trie.size());
+  // Backwards: a node's children come after it in pre-order, so they are done first.
+  for (std::size_t i = trie.size(); i-- > 0;) {
+    const std::size_t end = i + trie[i].subtree_size;
+    for (std::size_t child = i + 1; child < end; child += trie[child].subtree_size) {
+      below[i].set(trie[child].byte);
+      below[i] |= below[child];
+    }
+  }
+  return below;
+}
+
 }  // namespace pagedserve::grammar

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/types.h"
+#include "runtime/grammar/byte_set.h"
 
 namespace pagedserve::grammar {
 
@@ -36,5 +37,9 @@ struct sorted_range {
 // than 65,535 bytes are not expected of any tokenizer; their tails would be cut at that depth.
 [[nodiscard]] std::vector<trie_node> build_vocabulary_trie(const std::vector<std::string>& bytes,
                                                            const std::vector<token_id>& sorted);
+
+// For each node of `trie`, the bytes its descendants add (the bytes of its tokens past its
+// prefix): a walk may take a whole subtree at once when its state loops on all of them.
+[[nodiscard]] std::vector<byte_set> trie_bytes_below(const std::vector<trie_node>& trie);
 
 }  // namespace pagedserve::grammar

@@ -26,7 +26,12 @@ std::size_t walk_states::stacks_hash::operator()(const std::vector<std::uint32_t
 
 void walk_states::reset() {
   states_.clear();
-  ids_.clear();
+  // clear() costs the bucket count, which a large walk leaves high: most walks are small.
+  if (ids_.bucket_count() > 256) {
+    ids_ = {};
+  } else {
+    ids_.clear();
+  }
   transitions_.clear();  // keeps its memory: walks on this thread reuse it
 }
 
@@ -36,7 +41,7 @@ std::uint32_t walk_states::intern(const grammar_stacks& from,
   if (const auto it = ids_.find(key); it != ids_.end()) return it->second;
   if (states_.size() >= max_states_) return none;
   const auto id = static_cast<std::uint32_t>(states_.size());
-  states_.push_back({key, from.next_bytes(stacks), has_context_stack(stacks)});
+  states_.push_back({key, from.next_bytes(stacks), has_context_stack(stacks), false, {}});
   ids_.emplace(std::move(key), id);
   transitions_.resize(transitions_.size() + 256, unknown);
   return id;

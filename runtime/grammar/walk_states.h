@@ -37,6 +37,14 @@ class walk_states {
   }
   [[nodiscard]] const byte_set& next(std::uint32_t id) const { return states_[id].next; }
   [[nodiscard]] bool reaches_context(std::uint32_t id) const { return states_[id].context; }
+  // The bytes that lead from state id back to itself, once set_loops has been called.
+  [[nodiscard]] const byte_set* loops(std::uint32_t id) const {
+    return states_[id].loops_known ? &states_[id].loops : nullptr;
+  }
+  void set_loops(std::uint32_t id, const byte_set& loops) {
+    states_[id].loops = loops;
+    states_[id].loops_known = true;
+  }
   // Where byte b leads from state id: another id, failed, none (not interned) or unknown.
   [[nodiscard]] std::uint32_t& transition(std::uint32_t id, std::uint8_t b) {
     return transitions_[std::size_t{id} * 256 + b];
@@ -47,6 +55,8 @@ class walk_states {
     std::vector<std::uint32_t> stacks;
     byte_set next;
     bool context = false;
+    bool loops_known = false;
+    byte_set loops;
   };
   struct stacks_hash {
     std::size_t operator()(const std::vector<std::uint32_t>& v) const;

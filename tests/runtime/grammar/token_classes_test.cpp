@@ -36,6 +36,18 @@ std::shared_ptr<const token_vocabulary> bracket_vocabulary() {
   return token_vocabulary::create(tokens, {0});
 }
 
+// The state of `stacks` after the bytes of `text`; empty if the grammar refuses them.
+std::vector<std::uint32_t> state_after(grammar_stacks& stacks, std::string_view text) {
+  std::vector<std::uint32_t> state;
+  std::vector<std::uint32_t> next;
+  if (!stacks.initial(state)) return {};
+  for (const char c : text) {
+    if (!stacks.advance(state, static_cast<std::uint8_t>(c), next)) return {};
+    state.swap(next);
+  }
+  return state;
+}
+
 // Recursive grammars: stacks deeper than the frames token classes look at, tokens that pop
 // below them (a quote or a bracket with more bytes after it), and states of several stacks.
 // Each mask, built from classes, must equal trying every token on a fresh matcher.
@@ -196,13 +208,8 @@ v ::= "[" ( v ( "," v )* )? "]" | "\"" [^"]* "\"" | "a"+)",
       {0, static_cast<std::uint32_t>(grammar->vocabulary().sorted_ids().size())}};
   for (const std::string_view history : {"", "[", "[[\"ab", "[\"a\",[a"}) {
     grammar_stacks stacks(*grammar);
-    std::vector<std::uint32_t> state;
-    std::vector<std::uint32_t> next;
-    ASSERT_TRUE(stacks.initial(state));
-    for (const char c : history) {
-      ASSERT_TRUE(stacks.advance(state, static_cast<std::uint8_t>(c), next));
-      state.swap(next);
-    }
+    const std::vector<std::uint32_t> state = state_after(stacks, history);
+    ASSERT_FALSE(state.empty());
     for (const std::size_t max_states : {std::size_t{1}, std::size_t{4096}}) {
       token_mask_walk walk(max_states);
       std::vector<std::uint32_t> mask(grammar->vocabulary().bitmask_words(), 0);
@@ -210,6 +217,53 @@ v ::= "[" ( v ( "," v )* )? "]" | "\"" [^"]* "\"" | "a"+)",
       std::vector<token_id> want = brute_force(grammar, history);
       std::erase(want, 0);  // the stop token is the caller's to add
       EXPECT_EQ(mask_ids(mask), want) << "after " << history << ", " << max_states << " states";
+    }
+  }
+}
+
+// Taking a subtree whole where the state loops on every byte below it (classify's shortcut)
+// must give the classes that walking it gives, on every stack top met along random texts.
+TEST(TokenMaskWalk, SubtreesTakenWholeGiveTheClassesOfAWalk) {
+  const std::vector<std::string> grammars = {
+      R"(root ::= "[" [^"]* "]" | "a"+ ","? "b"*)",
+      R"(root ::= s ( "," s )*
+s ::= "\"" [ab,\[\]]* "\"")",
+  };
+  const auto vocab = bracket_vocabulary();
+  token_mask_walk whole(4096, 2);  // any subtree of two nodes or more
+  token_mask_walk walked(4096, ~std::uint32_t{0});
+  std::mt19937 rng(3);
+  for (const auto& gbnf : grammars) {
+    const grammar_ptr grammar = compile(gbnf, vocab);
+    ASSERT_NE(grammar, nullptr);
+    grammar_matcher matcher(grammar);
+    std::string history;
+    for (int step = 0; step < 12; ++step) {
+      grammar_stacks stacks(*grammar);
+      const std::vector<std::uint32_t> state = state_after(stacks, history);
+      ASSERT_FALSE(state.empty());
+      for (const std::uint32_t top : state) {
+        if (top <= stack_pool::last_marker) continue;
+        std::vector<std::uint32_t> frames;
+        bool rooted = false;
+        stacks.top_frames(top, context_frames, frames, rooted);
+        grammar_stacks alone(*grammar);
+        const std::uint32_t stack = alone.push_frames(frames, rooted);
+        const auto a = whole.classify(alone, std::span(&stack, 1), *vocab);
+        const auto b = walked.classify(alone, std::span(&stack, 1), *vocab);
+        ASSERT_TRUE(a && b);
+        std::vector<std::uint32_t> mask_a(vocab->bitmask_words(), 0);
+        std::vector<std::uint32_t> mask_b(vocab->bitmask_words(), 0);
+        a->add_accepted(mask_a);
+        b->add_accepted(mask_b);
+        EXPECT_EQ(mask_a, mask_b) << gbnf << "\nafter " << history;
+        EXPECT_EQ(a->uncertain(), b->uncertain()) << gbnf << "\nafter " << history;
+      }
+      const auto mask = allowed(matcher);
+      const token_id t = mask[std::uniform_int_distribution<std::size_t>(0, mask.size() - 1)(rng)];
+      if (t == 0) break;
+      ASSERT_TRUE(matcher.accept_token(t));
+      history += vocab->bytes(t);
     }
   }
 }
