@@ -22,7 +22,7 @@ class token_mask_walk {
  public:
   // max_states: how many states a walk remembers (walk_states.h); bulk_min_subtree: the
   // smallest subtree (in nodes) that classify takes whole where its state loops.
-  explicit token_mask_walk(std::size_t max_states = 4096, std::uint32_t bulk_min_subtree = 64)
+  explicit token_mask_walk(std::size_t max_states = 4096, std::uint32_t bulk_min_subtree = 8)
       : states_(max_states), bulk_min_subtree_(bulk_min_subtree) {}
 
   // Sets the bit of every token among `ranges` (ascending, disjoint sorted ranges) whose
