@@ -1,7 +1,5 @@
 #include "runtime/grammar/token_mask_walk.h"
 
-#include <algorithm>
-
 namespace pagedserve::grammar {
 namespace {
 
@@ -29,8 +27,7 @@ void token_mask_walk::enter(level& to, std::uint32_t id, bool popped_before) {
   if (id == walk_states::none) {  // the table is full: the level keeps its own copy
     to.own = scratch_;
     to.next = stacks_->next_bytes(to.own);
-    to.popped = popped_before ||
-                std::find(to.own.begin(), to.own.end(), stack_pool::context_stack) != to.own.end();
+    to.popped = popped_before || walk_states::has_context_stack(to.own);
     return;
   }
   to.next = states_.next(id);
@@ -43,9 +40,7 @@ inline bool token_mask_walk::step(const level& from, std::uint8_t b, level& to) 
   if (from.id != walk_states::none) {
     const std::uint32_t known = states_.transition(from.id, b);
     if (known < walk_states::unknown) {
-      to.id = known;
-      to.next = states_.next(known);
-      to.popped = from.popped || states_.reaches_context(known);
+      enter(to, known, from.popped);
       return true;
     }
     if (known == walk_states::failed) return false;

@@ -1,9 +1,7 @@
 #include "runtime/grammar/walk_states.h"
 
 namespace pagedserve::grammar {
-namespace {
-
-bool has_context_stack(std::span<const std::uint32_t> stacks) {
+bool walk_states::has_context_stack(std::span<const std::uint32_t> stacks) {
   // States are sorted: the markers (empty 0, context 1) come first.
   for (const std::uint32_t id : stacks) {
     if (id == stack_pool::context_stack) return true;
@@ -11,8 +9,6 @@ bool has_context_stack(std::span<const std::uint32_t> stacks) {
   }
   return false;
 }
-
-}  // namespace
 
 std::size_t walk_states::stacks_hash::operator()(const std::vector<std::uint32_t>& v) const {
   std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ v.size();

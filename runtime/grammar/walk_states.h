@@ -27,6 +27,9 @@ class walk_states {
 
   void reset();
 
+  // Whether a (sorted) state holds stack_pool::context_stack.
+  [[nodiscard]] static bool has_context_stack(std::span<const std::uint32_t> stacks);
+
   // The id of `stacks` (a state of `from`'s grammar_stacks), interning it; none when the
   // table holds max_states already.
   [[nodiscard]] std::uint32_t intern(const grammar_stacks& from,
