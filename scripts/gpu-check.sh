@@ -12,7 +12,8 @@
 #   5. `pagedserve bench offline` on nano-256 (dummy bf16 weights) for each shape of
 #      OFFLINE_SHAPES, most important first: llama-3.2-1b (against the physical ceiling and
 #      HF transformers measured on this card, shared/bench/README.md), qwen3-0.6b, llama-3-8b
-# Full logs go to $OUT (when set) or build-gpu/bundle/logs; a short table comes last. Exit
+# Full logs go to build-gpu/bundle/logs, packed at the end into $OUT/gpu-check-logs.tar.gz when
+# $OUT is set (the device tool returns at most 8 files); a short table comes last. Exit
 # status 0 only if every test passed, none was skipped and every benchmark ran.
 #
 # Time: the whole script keeps within GPU_CHECK_BUDGET seconds (default 500, under the
@@ -34,8 +35,12 @@ bundle=${GPU_BUNDLE:-build-gpu/bundle}
 if [[ ! -d "$bundle/bin" && -f "$bundle.tar.xz" ]]; then
   tar -C "$(dirname "$bundle")" -xJf "$bundle.tar.xz" || { echo "gpu-check: cannot unpack $bundle.tar.xz" >&2; exit 2; }
 fi
-logs=${OUT:-$bundle/logs}
+logs=$bundle/logs
+rm -rf "$logs"
 mkdir -p "$logs"
+# Packed on any exit, a timeout's too, so that what ran comes back.
+pack_logs() { [[ -n "${OUT:-}" ]] && tar -C "$logs" -czf "$OUT/gpu-check-logs.tar.gz" . ; }
+trap pack_logs EXIT
 [[ -d "$bundle/bin" ]] || { echo "gpu-check: no bundle in $bundle (run scripts/gpu-bundle.sh)" >&2; exit 2; }
 export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PAGEDSERVE_SHARED_DIR="$bundle/fixtures"
