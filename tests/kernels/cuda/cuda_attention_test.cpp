@@ -1,8 +1,8 @@
 // kv_write and paged_attention on the CUDA backend against the CPU reference: decode
 // batches (one query row per sequence) up to 256 sequences and 4096 tokens of context,
-// mixed prefill chunks (on tensor cores in 16-bit types), head_dim 32/64/128, GQA ratios
-// 1/4/8, block sizes 16/32. Both backends fill their caches through kv_write from the same
-// keys and values, then attend.
+// mixed prefill chunks (on tensor cores in 16-bit types), head_dim 16/32/64/128/256, GQA
+// ratios 1/2/4/8/12/16, block sizes 16/32. Both backends fill their caches through kv_write from
+// the same keys and values, then attend.
 
 #include <algorithm>
 #include <cmath>
@@ -54,6 +54,10 @@ std::vector<attention_case> cases(bool emulated) {
         {"decode_gqa8_1100", 64, 4, 8, 16, decodes(3, 1100, 3)},
         {"decode_d128_gqa8_bs32", 128, 2, 8, 32, {{700, 1}, {513, 1}, {257, 1}}},
         {"decode_gqa1_bs32", 64, 4, 1, 32, decodes(8, 600, 4)},
+        // A group that no head tile fits (two CTAs of 8 heads, the second with 4), and one of
+        // 16; the smallest and largest head_dim.
+        {"decode_gqa12_d256", 256, 1, 12, 16, decodes(3, 150, 6)},
+        {"decode_gqa16_d16", 16, 2, 16, 16, decodes(4, 300, 7)},
         {"prefill_mixed", 128, 4, 4, 16, {{40, 40}, {300, 37}, {1, 1}, {280, 20}}},
         {"prefill_long_gqa8", 64, 2, 8, 32, {{300, 64}}},
         {"prefill_d32", 32, 2, 2, 16, {{7, 7}, {20, 3}}},
@@ -67,6 +71,8 @@ std::vector<attention_case> cases(bool emulated) {
       {"decode_gqa8_4096", 64, 4, 8, 16, decodes(8, 4096, 3)},
       {"decode_d128_gqa8_bs32", 128, 2, 8, 32, {{4096, 1}, {2049, 1}, {257, 1}}},
       {"decode_gqa1_bs32", 64, 4, 1, 32, decodes(64, 1000, 4)},
+      {"decode_gqa12_d256", 256, 1, 12, 16, decodes(16, 2000, 6)},
+      {"decode_gqa16_d16", 16, 2, 16, 16, decodes(16, 3000, 7)},
       {"prefill_mixed", 128, 4, 4, 16, {{40, 40}, {600, 77}, {300, 1}, {1, 1}, {513, 256}}},
       {"prefill_long_gqa8", 64, 2, 8, 32, {{1024, 512}}},
       {"prefill_d32", 32, 2, 2, 16, {{7, 7}, {20, 3}}},
