@@ -11,7 +11,8 @@
 #   4. test_engine_cuda: the actor engine driving the CUDA backend
 #   5. `pagedserve bench offline` on nano-256 (dummy bf16 weights) for each shape of
 #      OFFLINE_SHAPES, most important first: llama-3.2-1b (against the physical ceiling and
-#      HF transformers measured on this card, shared/bench/README.md), qwen3-0.6b, llama-3-8b
+#      HF transformers measured on this card, shared/bench/README.md), qwen3-0.6b, llama-3-8b; then
+#      OFFLINE_FP8_KV_SHAPES again with an fp8 e4m3 KV cache
 # Full logs go to build-gpu/bundle/logs, packed at the end into $OUT/gpu-check-logs.tar.gz when
 # $OUT is set (the device tool returns at most 8 files); a short table comes last. Exit
 # status 0 only if every test passed, none was skipped and every benchmark ran.
@@ -26,6 +27,7 @@
 #   OFFLINE_TIMEOUT=150  each bench offline run
 #   GPU_CHECK_PARTS="tests benchmarks engine offline"   the steps to run (a rerun may pick)
 #   OFFLINE_SHAPES="llama-3.2-1b qwen3-0.6b llama-3-8b"  config/models/<shape>.json each
+#   OFFLINE_FP8_KV_SHAPES="llama-3.2-1b llama-3-8b"     again with kv_cache_dtype fp8_e4m3
 #   OFFLINE_ARGS=""      more bench offline flags (e.g. --enforce-eager)
 #   BENCH_RUNS=100       the kernel timings
 set -uo pipefail
@@ -129,11 +131,11 @@ if doc is None:
             errors = [l.strip() for l in f if l.strip()]
     except OSError:
         errors = []
-    print(f"{shape:<14} rc={rc:<3} no result: {errors[-1][:140] if errors else 'no output'}")
+    print(f"{shape:<20} rc={rc:<3} no result: {errors[-1][:140] if errors else 'no output'}")
     sys.exit(0)
 e, c = doc.get("engine", {}), doc.get("config", {})
 ratios = " ".join(f"{p['name']}={p['ratio']:.4f}" for p in doc.get("peers", []))
-print(f"{shape:<14} rc={rc:<3} {fmt(e.get('completed'), '>4')}/{fmt(e.get('num_requests'), '<4')} "
+print(f"{shape:<20} rc={rc:<3} {fmt(e.get('completed'), '>4')}/{fmt(e.get('num_requests'), '<4')} "
       f"{fmt(e.get('wall_s'), '>8.2f')} {fmt(e.get('output_tokens_per_s'), '>10.1f')} "
       f"{fmt(e.get('device_idle_fraction'), '>8.4f')} {fmt(e.get('host_ms_per_step'), '>8.3f')} "
       f"{fmt(e.get('device_ms_per_step'), '>8.3f')} {fmt(e.get('graph_steps'), '>6')} "
@@ -142,21 +144,21 @@ PY
 }
 
 offline_rows=()
-# shape (config/models/<shape>.json) | more flags
+# shape (config/models/<shape>.json) | more flags | the row's name (default: the shape)
 run_offline() {
-  local shape=$1 extra=$2 limit
-  local out="$logs/bench_offline_$shape.json" err="$logs/bench_offline_$shape.log"
+  local shape=$1 extra=$2 name=${3:-$1} limit
+  local out="$logs/bench_offline_$name.json" err="$logs/bench_offline_$name.log"
   if [[ ! -x "$bundle/bin/pagedserve" ]]; then
-    offline_rows+=("$(printf '%-14s MISSING: no pagedserve in %s/bin' "$shape" "$bundle")")
+    offline_rows+=("$(printf '%-20s MISSING: no pagedserve in %s/bin' "$name" "$bundle")")
     failed=1
     return
   fi
   if ! limit=$(step_limit "${OFFLINE_TIMEOUT:-150}"); then
-    offline_rows+=("$(printf '%-14s SKIPPED: no time left in the %s s budget' "$shape" "$budget")")
+    offline_rows+=("$(printf '%-20s SKIPPED: no time left in the %s s budget' "$name" "$budget")")
     failed=1
     return
   fi
-  echo "== bench offline $shape (limit ${limit}s, log $err)"
+  echo "== bench offline $name (limit ${limit}s, log $err)"
   # shellcheck disable=SC2086
   timeout -k 10 "$limit" "$bundle/bin/pagedserve" bench offline --load-format dummy \
     --model-config "config/models/$shape.json" --workload "$bundle/fixtures/bench/nano-256.jsonl" \
@@ -164,7 +166,7 @@ run_offline() {
   local rc=$?
   [[ $rc -eq 0 ]] || failed=1
   [[ $rc -eq 124 || $rc -eq 137 ]] && echo "timed out after ${limit}s" >> "$err"
-  offline_rows+=("$(offline_row "$shape" "$rc" "$out" "$err")")
+  offline_rows+=("$(offline_row "$name" "$rc" "$out" "$err")")
 }
 
 if ldd "$bundle"/bin/* | grep -q 'not found'; then
@@ -202,6 +204,10 @@ if wants offline; then
     [[ $shape == llama-3.2-1b ]] && extra="--peer physical-ceiling=68000 --peer hf-transformers=890"
     run_offline "$shape" "$extra"
   done
+  # The same with an fp8 e4m3 KV cache (half the bytes of bf16: twice the blocks).
+  for shape in ${OFFLINE_FP8_KV_SHAPES-llama-3.2-1b llama-3-8b}; do
+    run_offline "$shape" "--kv-cache-dtype fp8_e4m3" "$shape+fp8kv"
+  done
 fi
 
 echo
@@ -209,8 +215,8 @@ echo "== GPU check summary (logs in $logs, ${SECONDS}s of the ${budget}s budget)
 printf '%s\n' "${summary[@]}"
 if ((${#offline_rows[@]} > 0)); then
   echo
-  echo "bench offline, nano-256, bf16 dummy weights (ratios: measured / peer output tok/s)"
-  printf '%-14s %-6s %9s %8s %10s %8s %8s %8s %6s %10s  %s\n' shape rc completed wall_s \
+  echo "bench offline, nano-256, bf16 dummy weights, bf16 or fp8 (+fp8kv) KV cache (ratios: measured / peer output tok/s)"
+  printf '%-20s %-6s %9s %8s %10s %8s %8s %8s %6s %10s  %s\n' shape rc completed wall_s \
     'out tok/s' dev_idle host_ms dev_ms graphs num_blocks ratios
   printf '%s\n' "${offline_rows[@]}"
 fi

@@ -65,27 +65,51 @@ buffer upload_i32(backend& cuda, const std::vector<std::int32_t>& host,
   return b;
 }
 
+// A cache of random fp8 e4m3 codes (finite: the two NaN codes are skipped), from the host.
+buffer random_codes(backend& cuda, std::initializer_list<std::int64_t> shape, std::uint32_t seed) {
+  buffer b = cuda.allocate(dtype::u8, shape);
+  std::vector<std::uint8_t> codes(static_cast<std::size_t>(b.view().numel()));
+  std::uint32_t state = seed * 2654435761U + 1U;
+  for (std::uint8_t& code : codes) {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    code = static_cast<std::uint8_t>((state & 0x80U) | ((state >> 8) % 0x7FU));
+  }
+  cuda.copy_from_host(b.view(), codes.data());
+  return b;
+}
+
 struct attention_shape {
   int num_heads;
   int num_kv_heads;
   int head_dim;
 };
 
-// Paged caches of `num_seqs` sequences of `context` tokens on shuffled 16-token blocks, and
-// the metadata of `rows_per_seq` new rows each (1: decode).
+// Paged caches (bf16, or fp8 codes with kv_cache_dtype fp8_e4m3) of `num_seqs` sequences of
+// `context` tokens on shuffled 16-token blocks, and the metadata of `rows_per_seq` new rows
+// each (1: decode).
 struct attention_setup {
   buffer key_cache, value_cache, query, out, query_start, context_lens, block_tables;
   kernels::paged_attention_params params;
 
-  attention_setup(backend& cuda, attention_shape s, int num_seqs, int context, int rows_per_seq) {
+  attention_setup(backend& cuda, attention_shape s, int num_seqs, int context, int rows_per_seq,
+                  bool fp8_cache = false) {
     constexpr int block_size = 16;
     const int blocks_per_seq = (context + block_size - 1) / block_size;
     const std::int64_t num_blocks = std::int64_t{num_seqs} * blocks_per_seq;
     const std::int64_t rows = std::int64_t{num_seqs} * rows_per_seq;
-    key_cache = random_tensor(cuda, dtype::bf16,
-                              {num_blocks + 1, block_size, s.num_kv_heads, s.head_dim}, 1, 1.0F);
-    value_cache = random_tensor(cuda, dtype::bf16,
-                                {num_blocks + 1, block_size, s.num_kv_heads, s.head_dim}, 2, 1.0F);
+    if (fp8_cache) {
+      key_cache = random_codes(cuda, {num_blocks + 1, block_size, s.num_kv_heads, s.head_dim}, 1);
+      value_cache = random_codes(cuda, {num_blocks + 1, block_size, s.num_kv_heads, s.head_dim}, 2);
+      params.key_scale = 1.0F / 256.0F;
+      params.value_scale = 1.0F / 256.0F;
+    } else {
+      key_cache = random_tensor(cuda, dtype::bf16,
+                                {num_blocks + 1, block_size, s.num_kv_heads, s.head_dim}, 1, 1.0F);
+      value_cache = random_tensor(
+          cuda, dtype::bf16, {num_blocks + 1, block_size, s.num_kv_heads, s.head_dim}, 2, 1.0F);
+    }
     query = random_tensor(cuda, dtype::bf16, {rows, s.num_heads, s.head_dim}, 3, 2.0F);
     out = cuda.allocate(dtype::bf16, {rows, s.num_heads, s.head_dim});
     std::vector<std::int32_t> blocks(static_cast<std::size_t>(num_blocks));
@@ -115,24 +139,27 @@ std::string heads_name(attention_shape s) {
          std::to_string(s.head_dim);
 }
 
-figure decode_attention(backend& cuda, attention_shape s, int batch, int context, int runs) {
-  attention_setup a(cuda, s, batch, context, 1);
-  const double kv_bytes = 2.0 * batch * context * s.num_kv_heads * s.head_dim * 2.0;
+figure decode_attention(backend& cuda, attention_shape s, int batch, int context, int runs,
+                        bool fp8_cache = false) {
+  attention_setup a(cuda, s, batch, context, 1, fp8_cache);
+  const double kv_bytes =
+      2.0 * batch * context * s.num_kv_heads * s.head_dim * (fp8_cache ? 1.0 : 2.0);
   const double other_bytes = 2.0 * batch * s.num_heads * s.head_dim * 2.0 +
                              4.0 * (batch * ((context + 15) / 16) + 2.0 * batch + 1.0);
-  return {"decode attention bf16 b" + std::to_string(batch) + " ctx" + std::to_string(context) +
-              " " + heads_name(s),
+  return {std::string("decode attention ") + (fp8_cache ? "fp8kv" : "bf16") + " b" +
+              std::to_string(batch) + " ctx" + std::to_string(context) + " " + heads_name(s),
           median_seconds(cuda, 10, runs, [&] { cuda.paged_attention(a.params); }),
           kv_bytes + other_bytes, h200_copy_bytes_per_s, "GB/s"};
 }
 
-figure prefill_attention(backend& cuda, attention_shape s, int num_seqs, int length, int runs) {
-  attention_setup a(cuda, s, num_seqs, length, length);
+figure prefill_attention(backend& cuda, attention_shape s, int num_seqs, int length, int runs,
+                         bool fp8_cache = false) {
+  attention_setup a(cuda, s, num_seqs, length, length, fp8_cache);
   // QK^T and PV over the causal triangle: 2 x 2 FLOPs per (row, key, dim) pair kept.
   const double pairs = 0.5 * length * (length + 1.0) * num_seqs;
   const double flops = 4.0 * pairs * s.num_heads * s.head_dim;
-  return {"prefill attention bf16 " + std::to_string(num_seqs) + "x" + std::to_string(length) +
-              " " + heads_name(s),
+  return {std::string("prefill attention ") + (fp8_cache ? "fp8kv " : "bf16 ") +
+              std::to_string(num_seqs) + "x" + std::to_string(length) + " " + heads_name(s),
           median_seconds(cuda, 3, runs, [&] { cuda.paged_attention(a.params); }), flops,
           h200_bf16_flops, "TFLOP/s"};
 }
@@ -237,7 +264,9 @@ int run(int runs) {
   std::printf("%-52s %11s %10s %-7s %7s\n", "kernel", "median_us", "rate", "unit", "of_peak");
   if (small) {
     print(decode_attention(cuda, llama_1b, 4, 300, runs));
+    print(decode_attention(cuda, llama_1b, 4, 300, runs, true));
     print(prefill_attention(cuda, llama_1b, 1, 64, runs));
+    print(prefill_attention(cuda, llama_1b, 1, 64, runs, true));
     print(sampling(cuda, 4, 5000, true, runs));
     print(logits_processing(cuda, 4, 5000, runs));
     print(gemm(cuda, "qkv", 4, 384, 256, runs));
@@ -248,9 +277,13 @@ int run(int runs) {
   print(decode_attention(cuda, llama_8b, 256, 1024, runs));
   print(decode_attention(cuda, llama_8b, 64, 4096, runs));
   print(decode_attention(cuda, llama_1b, 1, 4096, runs));
+  print(decode_attention(cuda, llama_1b, 256, 1024, runs, true));
+  print(decode_attention(cuda, llama_8b, 256, 1024, runs, true));
+  print(decode_attention(cuda, llama_8b, 64, 4096, runs, true));
   print(prefill_attention(cuda, llama_1b, 4, 1024, runs));
   print(prefill_attention(cuda, llama_8b, 4, 1024, runs));
   print(prefill_attention(cuda, llama_8b, 1, 4096, runs));
+  print(prefill_attention(cuda, llama_8b, 4, 1024, runs, true));
   print(sampling(cuda, 256, 128256, false, runs));
   print(sampling(cuda, 256, 128256, true, runs));
   print(logits_processing(cuda, 256, 128256, runs));

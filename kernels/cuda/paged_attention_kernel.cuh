@@ -28,10 +28,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/device_check.cuh"
 #include "kernels/cuda/element.cuh"
+#include "kernels/cuda/fp8_e4m3.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/paged_batch.cuh"
 
@@ -46,46 +48,69 @@ constexpr int unroll_keys = 4;  // key (and value) rows whose loads a lane issue
 template <int G>
 constexpr int min_ctas_per_sm = G <= 4 ? 4 : 2;
 
-template <class T>
-struct attention_args : paged_batch<T> {
+template <class T, class C>
+struct attention_args : paged_batch<T, C> {
   float* part_max;  // [rows, heads, splits]; null with one split
   float* part_sum;  // [rows, heads, splits]
   float* part_acc;  // [rows, heads, splits, head_dim]
   int num_splits;
   int keys_per_split;
-  float scale;
+  float scale;             // the softmax scale times key_scale
   bool skip_prefill_rows;  // rows of sequences with > 1 new token belong to prefill_attention
 };
 
 // How a warp reads rows of head_dim elements: `lanes` lanes per row, `elems` consecutive
-// elements per lane in `words` 16-byte words; `rows_per_warp` rows at once.
+// elements per lane (one or two 16-byte words of T); `rows_per_warp` rows at once. A cache of
+// fp8 codes keeps T's layout with narrower loads.
 template <class T, int head_dim>
 struct row_layout {
   static constexpr int vector = 16 / static_cast<int>(sizeof(T));
   static constexpr int lanes = head_dim / vector < 32 ? head_dim / vector : 32;
   static constexpr int elems = head_dim / lanes;
-  static constexpr int words = elems / vector;
   static constexpr int rows_per_warp = 32 / lanes;
   static constexpr int keys_per_warp_step = rows_per_warp * unroll_keys;
   static_assert(head_dim % vector == 0 && (lanes & (lanes - 1)) == 0 && elems % vector == 0,
                 "head_dim layout");
 };
 
-// One lane's elements of a key or value row, as loaded.
-template <class T, int words>
+// One lane's `elems` elements of a key or value row as loaded from a cache of C: 16, 32, 8 or
+// 4 bytes (fp8 codes are a quarter of f32's and half of bf16's bytes).
+template <class C, int elems>
 struct packed_row {
-  uint4 word[words];
+  static constexpr int bytes = elems * static_cast<int>(sizeof(C));
+  static_assert(bytes % 16 == 0 || bytes == 8 || bytes == 4, "row words");
+  alignas(16) std::uint32_t word[bytes / 4];
 
-  __device__ __forceinline__ void load(const T* p) {
+  __device__ __forceinline__ void load(const C* p) {
+    if constexpr (bytes % 16 == 0) {
 #pragma unroll
-    for (int i = 0; i < words; ++i) word[i] = reinterpret_cast<const uint4*>(p)[i];
+      for (int i = 0; i < bytes / 16; ++i) {
+        reinterpret_cast<uint4*>(word)[i] = reinterpret_cast<const uint4*>(p)[i];
+      }
+    } else if constexpr (bytes == 8) {
+      *reinterpret_cast<uint2*>(word) = *reinterpret_cast<const uint2*>(p);
+    } else {
+      word[0] = *reinterpret_cast<const std::uint32_t*>(p);
+    }
   }
   __device__ __forceinline__ void zero() {
 #pragma unroll
-    for (int i = 0; i < words; ++i) word[i] = make_uint4(0, 0, 0, 0);
+    for (int i = 0; i < bytes / 4; ++i) word[i] = 0;
   }
-  [[nodiscard]] __device__ __forceinline__ float at(int i) const {
-    return to_float(reinterpret_cast<const T*>(word)[i]);
+  // The elements as stored, in fp32: a code's value still wants its scale.
+  __device__ __forceinline__ void to_floats(float (&out)[elems]) const {
+    if constexpr (std::is_same_v<C, std::uint8_t>) {
+      static_assert(elems % 2 == 0, "codes convert in pairs");
+#pragma unroll
+      for (int i = 0; i < elems / 2; ++i) {
+        const float2 pair = e4m3x2_to_float2(reinterpret_cast<const std::uint16_t*>(word)[i]);
+        out[2 * i] = pair.x;
+        out[2 * i + 1] = pair.y;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < elems; ++i) out[i] = to_float(reinterpret_cast<const C*>(word)[i]);
+    }
   }
 };
 
@@ -106,14 +131,17 @@ struct running_softmax {
     }
   }
 
-  // Takes head g's scores s[u] (-inf for rows past the split) and value rows v[u].
-  template <class T, int words>
-  __device__ __forceinline__ void add(int g, const float (&s)[unroll_keys],
-                                      const packed_row<T, words> (&v)[unroll_keys]) {
+  // Moves head g's running max over its scores s[u] (-inf for rows past the split): rescales
+  // what came before and turns s into the weights p = e^(s - m'), added to l.
+  __device__ __forceinline__ void rescale(int g, float (&s)[unroll_keys]) {
     float top = m[g];
 #pragma unroll
     for (int u = 0; u < unroll_keys; ++u) top = fmaxf(top, s[u]);
-    if (top == -INFINITY) return;           // no key of this row slot yet
+    if (top == -INFINITY) {  // no key of this row slot yet
+#pragma unroll
+      for (int u = 0; u < unroll_keys; ++u) s[u] = 0.0F;
+      return;
+    }
     const float factor = expf(m[g] - top);  // 0 while m was -inf
     m[g] = top;
     l[g] *= factor;
@@ -121,10 +149,18 @@ struct running_softmax {
     for (int e = 0; e < elems; ++e) acc[g][e] *= factor;
 #pragma unroll
     for (int u = 0; u < unroll_keys; ++u) {
-      const float p = expf(s[u] - top);
-      l[g] += p;
+      s[u] = expf(s[u] - top);
+      l[g] += s[u];
+    }
+  }
+
+  // acc[g] += p[g][u] v for value row u (converted once for all G heads).
+  __device__ __forceinline__ void accumulate(const float (&p)[G][unroll_keys], int u,
+                                             const float (&v)[elems]) {
 #pragma unroll
-      for (int e = 0; e < elems; ++e) acc[g][e] += p * v[u].at(e);
+    for (int g = 0; g < G; ++g) {
+#pragma unroll
+      for (int e = 0; e < elems; ++e) acc[g][e] += p[g][u] * v[e];
     }
   }
 
@@ -176,9 +212,9 @@ __device__ inline int sequence_of(const std::int32_t* query_start, int num_seqs,
 }
 
 // One warp's keys [first, key_end) in steps of `stride` keys, into `state`.
-template <class T, int head_dim, int G>
+template <class T, class C, int head_dim, int G>
 __device__ __forceinline__ void attend_keys(
-    const attention_args<T>& a, const std::int32_t* table, int kv_head, int first, int key_end,
+    const attention_args<T, C>& a, const std::int32_t* table, int kv_head, int first, int key_end,
     int stride, const float (&q)[G][row_layout<T, head_dim>::elems],
     running_softmax<G, row_layout<T, head_dim>::elems>& state) {
   using layout = row_layout<T, head_dim>;
@@ -187,8 +223,8 @@ __device__ __forceinline__ void attend_keys(
   const int element = (lane % layout::lanes) * layout::elems;
   // The loop bound is the same for the whole warp, so every lane reaches the shuffles.
   for (int base = first; base < key_end; base += stride) {
-    packed_row<T, layout::words> k[unroll_keys];
-    packed_row<T, layout::words> v[unroll_keys];
+    packed_row<C, layout::elems> k[unroll_keys];
+    packed_row<C, layout::elems> v[unroll_keys];
 #pragma unroll
     for (int u = 0; u < unroll_keys; ++u) {
       const int key = base + u * layout::rows_per_warp + slot;
@@ -201,27 +237,36 @@ __device__ __forceinline__ void attend_keys(
         v[u].zero();
       }
     }
+    // Each row is converted once, for all G heads.
     float s[G][unroll_keys];
 #pragma unroll
     for (int u = 0; u < unroll_keys; ++u) {
       const bool valid = base + u * layout::rows_per_warp + slot < key_end;
+      float key[layout::elems];
+      k[u].to_floats(key);
 #pragma unroll
       for (int g = 0; g < G; ++g) {
         float dot = 0.0F;
 #pragma unroll
-        for (int e = 0; e < layout::elems; ++e) dot += q[g][e] * k[u].at(e);
+        for (int e = 0; e < layout::elems; ++e) dot += q[g][e] * key[e];
         dot = warp_reduce<layout::lanes>(dot, sum_op{});
         s[g][u] = valid ? dot * a.scale : -INFINITY;
       }
     }
 #pragma unroll
-    for (int g = 0; g < G; ++g) state.add(g, s[g], v);
+    for (int g = 0; g < G; ++g) state.rescale(g, s[g]);
+#pragma unroll
+    for (int u = 0; u < unroll_keys; ++u) {
+      float value[layout::elems];
+      v[u].to_floats(value);
+      state.accumulate(s, u, value);
+    }
   }
 }
 
-template <class T, int head_dim, int G>
+template <class T, class C, int head_dim, int G>
 __global__ void __launch_bounds__(attention_threads, min_ctas_per_sm<G>)
-    paged_attention_kernel(const attention_args<T> a) {
+    paged_attention_kernel(const attention_args<T, C> a) {
   using layout = row_layout<T, head_dim>;
   const int row = static_cast<int>(blockIdx.x);
   const int group = a.num_heads / a.num_kv_heads;
@@ -266,9 +311,9 @@ __global__ void __launch_bounds__(attention_threads, min_ctas_per_sm<G>)
   }
   running_softmax<G, layout::elems> state;
   state.reset();
-  attend_keys<T, head_dim, G>(a, a.table(seq), kv_head,
-                              key_begin + warp * layout::keys_per_warp_step, key_end,
-                              attention_warps * layout::keys_per_warp_step, q, state);
+  attend_keys<T, C, head_dim, G>(a, a.table(seq), kv_head,
+                                 key_begin + warp * layout::keys_per_warp_step, key_end,
+                                 attention_warps * layout::keys_per_warp_step, q, state);
   state.template merge_across_lanes<layout::lanes>();
 
   DYNAMIC_SHARED(float, shared);
@@ -303,6 +348,7 @@ __global__ void __launch_bounds__(attention_threads, min_ctas_per_sm<G>)
       total += factor * acc_sh[(w * G + g) * head_dim + i % head_dim];
       sum += factor * sum_sh[w * G + g];
     }
+    total *= a.value_scale;  // the values were summed as codes (1 for a cache of T)
     if (a.num_splits == 1) {
       a.out[head0 * head_dim + i] = from_float<T>(total / sum);
     } else {

@@ -44,8 +44,8 @@ constexpr int max_group = 16;
 constexpr int split_keys = 64;
 
 // One block of head_dim threads per (row, head): merges the splits' partial softmaxes.
-template <class T, int head_dim>
-__global__ void combine_splits_kernel(const attention_args<T> a) {
+template <class T, class C, int head_dim>
+__global__ void combine_splits_kernel(const attention_args<T, C> a) {
   if (a.skip_prefill_rows) {
     const int seq = sequence_of(a.query_start, a.num_seqs, static_cast<int>(blockIdx.x));
     if (a.query_start[seq + 1] - a.query_start[seq] > 1) return;
@@ -102,8 +102,9 @@ split_plan plan_splits(const paged_attention_params& p) {
   return plan;
 }
 
-template <class T, int head_dim, int G>
-void launch_tiled(const attention_args<T>& a, int num_rows, int num_kv_heads, cudaStream_t stream) {
+template <class T, class C, int head_dim, int G>
+void launch_tiled(const attention_args<T, C>& a, int num_rows, int num_kv_heads,
+                  cudaStream_t stream) {
   const int group = a.num_heads / num_kv_heads;
   const int tiles = (group + G - 1) / G;
   const dim3 grid(static_cast<unsigned int>(num_rows),
@@ -111,21 +112,21 @@ void launch_tiled(const attention_args<T>& a, int num_rows, int num_kv_heads, cu
                   static_cast<unsigned int>(a.num_splits));
   constexpr auto shared_bytes = sizeof(float) * merge_floats<G, head_dim>;
   static_assert(shared_bytes <= 48 * 1024, "the warps' merge fits the default shared memory");
-  launch_kernel(paged_attention_kernel<T, head_dim, G>, grid, dim3(attention_threads), shared_bytes,
-                stream, a);
+  launch_kernel(paged_attention_kernel<T, C, head_dim, G>, grid, dim3(attention_threads),
+                shared_bytes, stream, a);
 }
 
-template <class T, int head_dim>
+template <class T, class C, int head_dim>
 void launch(const paged_attention_params& p, float* workspace, bool skip_prefill_rows,
             cudaStream_t stream) {
   const int num_rows = static_cast<int>(p.query.dim(0));
   const int num_kv_heads = static_cast<int>(p.key_cache.dim(2));
-  attention_args<T> a{};
-  static_cast<paged_batch<T>&>(a) = paged_batch<T>::from(p);
+  attention_args<T, C> a{};
+  static_cast<paged_batch<T, C>&>(a) = paged_batch<T, C>::from(p);
   const split_plan plan = plan_splits(p);
   a.num_splits = plan.num_splits;
   a.keys_per_split = plan.keys_per_split;
-  a.scale = p.scale;
+  a.scale = p.scale * a.key_scale;
   a.skip_prefill_rows = skip_prefill_rows;
   if (a.num_splits > 1) {
     const std::int64_t num_parts = std::int64_t{num_rows} * a.num_heads * a.num_splits;
@@ -135,22 +136,23 @@ void launch(const paged_attention_params& p, float* workspace, bool skip_prefill
   }
   switch (head_tile(a.num_heads / num_kv_heads)) {
     case 1:
-      launch_tiled<T, head_dim, 1>(a, num_rows, num_kv_heads, stream);
+      launch_tiled<T, C, head_dim, 1>(a, num_rows, num_kv_heads, stream);
       break;
     case 2:
-      launch_tiled<T, head_dim, 2>(a, num_rows, num_kv_heads, stream);
+      launch_tiled<T, C, head_dim, 2>(a, num_rows, num_kv_heads, stream);
       break;
     case 4:
-      launch_tiled<T, head_dim, 4>(a, num_rows, num_kv_heads, stream);
+      launch_tiled<T, C, head_dim, 4>(a, num_rows, num_kv_heads, stream);
       break;
     default:
-      launch_tiled<T, head_dim, 8>(a, num_rows, num_kv_heads, stream);
+      launch_tiled<T, C, head_dim, 8>(a, num_rows, num_kv_heads, stream);
       break;
   }
   if (a.num_splits > 1) {
     const dim3 combine_grid(static_cast<unsigned int>(num_rows),
                             static_cast<unsigned int>(a.num_heads));
-    launch_kernel(combine_splits_kernel<T, head_dim>, combine_grid, dim3(head_dim), 0, stream, a);
+    launch_kernel(combine_splits_kernel<T, C, head_dim>, combine_grid, dim3(head_dim), 0, stream,
+                  a);
   }
 }
 
@@ -158,24 +160,24 @@ bool head_dim_supported(std::int64_t head_dim) {
   return head_dim == 16 || head_dim == 32 || head_dim == 64 || head_dim == 128 || head_dim == 256;
 }
 
-template <class T>
+template <class T, class C>
 void launch_for_head_dim(const paged_attention_params& p, float* workspace, bool skip_prefill_rows,
                          cudaStream_t stream) {
   switch (p.query.dim(2)) {
     case 16:
-      launch<T, 16>(p, workspace, skip_prefill_rows, stream);
+      launch<T, C, 16>(p, workspace, skip_prefill_rows, stream);
       break;
     case 32:
-      launch<T, 32>(p, workspace, skip_prefill_rows, stream);
+      launch<T, C, 32>(p, workspace, skip_prefill_rows, stream);
       break;
     case 64:
-      launch<T, 64>(p, workspace, skip_prefill_rows, stream);
+      launch<T, C, 64>(p, workspace, skip_prefill_rows, stream);
       break;
     case 128:
-      launch<T, 128>(p, workspace, skip_prefill_rows, stream);
+      launch<T, C, 128>(p, workspace, skip_prefill_rows, stream);
       break;
     default:
-      launch<T, 256>(p, workspace, skip_prefill_rows, stream);
+      launch<T, C, 256>(p, workspace, skip_prefill_rows, stream);
       break;
   }
 }
@@ -184,9 +186,13 @@ void check_params(const paged_attention_params& p) {
   const dtype type = p.query.type;
   KERNEL_CHECK("paged_attention", p.query.rank == 3 && p.out.type == type);
   KERNEL_CHECK("paged_attention", p.out.shape == p.query.shape);
-  KERNEL_CHECK("paged_attention", p.key_cache.rank == 4 && p.key_cache.type == type);
+  // The cache holds the compute type, or fp8 e4m3 codes (u8) with a positive scale each.
+  const dtype cache = p.key_cache.type;
+  KERNEL_CHECK("paged_attention", p.key_cache.rank == 4 && (cache == type || cache == dtype::u8));
   KERNEL_CHECK("paged_attention",
-               p.value_cache.type == type && p.value_cache.shape == p.key_cache.shape);
+               p.value_cache.type == cache && p.value_cache.shape == p.key_cache.shape);
+  KERNEL_CHECK("paged_attention",
+               cache != dtype::u8 || (p.key_scale > 0.0F && p.value_scale > 0.0F));
   KERNEL_CHECK("paged_attention", p.query.dim(2) == p.key_cache.dim(3));
   KERNEL_CHECK("paged_attention", head_dim_supported(p.query.dim(2)));
   KERNEL_CHECK("paged_attention", p.query.dim(1) % p.key_cache.dim(2) == 0);
@@ -201,7 +207,8 @@ void check_params(const paged_attention_params& p) {
   KERNEL_CHECK("paged_attention", p.query.dim(0) < (std::int64_t{1} << 31));
   KERNEL_CHECK("paged_attention",
                p.key_cache.dim(0) * p.key_cache.dim(1) < (std::int64_t{1} << 31));
-  // 16-byte vector loads of key rows.
+  // 16-byte vector loads of key rows, and of query rows in the tensor-core prefill.
+  KERNEL_CHECK("paged_attention", reinterpret_cast<std::uintptr_t>(p.query.data) % 16 == 0);
   KERNEL_CHECK("paged_attention", reinterpret_cast<std::uintptr_t>(p.key_cache.data) % 16 == 0);
   KERNEL_CHECK("paged_attention", reinterpret_cast<std::uintptr_t>(p.value_cache.data) % 16 == 0);
 }
@@ -227,8 +234,14 @@ void paged_attention(const paged_attention_params& p, float* workspace, cudaStre
   if (p.query.dim(0) == 0) return;
   KERNEL_CHECK("paged_attention", paged_attention_workspace_floats(p) == 0 || workspace != nullptr);
   const bool tensor_core_prefill = prefill_attention_supported(p);
+  const bool codes = p.key_cache.type == dtype::u8;
   dispatch_float_type("paged_attention", p.query.type, [&](auto tag) {
-    launch_for_head_dim<typename decltype(tag)::type>(p, workspace, tensor_core_prefill, stream);
+    using T = typename decltype(tag)::type;
+    if (codes) {
+      launch_for_head_dim<T, std::uint8_t>(p, workspace, tensor_core_prefill, stream);
+    } else {
+      launch_for_head_dim<T, T>(p, workspace, tensor_core_prefill, stream);
+    }
   });
   if (tensor_core_prefill) prefill_attention(p, stream);
 }

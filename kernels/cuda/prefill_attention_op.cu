@@ -19,12 +19,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/check.h"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/cuda_ops.cuh"
 #include "kernels/cuda/device_check.cuh"
 #include "kernels/cuda/element.cuh"
+#include "kernels/cuda/fp8_e4m3.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/mma.cuh"
 #include "kernels/cuda/paged_batch.cuh"
@@ -39,8 +41,8 @@ constexpr int prefill_threads = prefill_warps * 32;
 constexpr int smem_pad = 8;  // elements per shared row beyond head_dim: spreads the banks
 constexpr float log2e = 1.4426950408889634F;
 
-template <class T>
-struct prefill_args : paged_batch<T> {
+template <class T, class C>
+struct prefill_args : paged_batch<T, C> {
   float scale_log2;  // softmax scale times log2(e)
 };
 
@@ -68,6 +70,31 @@ __device__ void load_tile(T* dst, int count, RowAddress row_address) {
     uint4 v = make_uint4(0, 0, 0, 0);
     if (src != nullptr) v = reinterpret_cast<const uint4*>(src)[part];
     *reinterpret_cast<uint4*>(dst + row * smem_stride<head_dim> + part * (16 / sizeof(T))) = v;
+  }
+}
+
+// Rows of a K or V tile from the cache: copied when it holds T; fp8 codes decoded as
+// code x scale, rounded to T (8 codes, 8 bytes, to 16 bytes of shared memory at a time).
+template <class T, class C, int head_dim, class RowAddress>
+__device__ void load_cache_tile(T* dst, int count, RowAddress row_address, float scale) {
+  if constexpr (std::is_same_v<C, T>) {
+    load_tile<T, head_dim>(dst, count, row_address);
+  } else {
+    static_assert(sizeof(T) == 2, "the tensor-core kernel computes in bf16 or f16");
+    constexpr int vectors_per_row = head_dim / 8;
+    for (int i = static_cast<int>(threadIdx.x); i < count * vectors_per_row; i += prefill_threads) {
+      const int row = i / vectors_per_row;
+      const int part = i % vectors_per_row;
+      const C* src = row_address(row);
+      uint2 codes = make_uint2(0, 0);
+      if (src != nullptr) codes = reinterpret_cast<const uint2*>(src)[part];
+      const auto* code = reinterpret_cast<const std::uint8_t*>(&codes);
+      alignas(16) T decoded[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) decoded[j] = from_float<T>(e4m3_to_float(code[j]) * scale);
+      *reinterpret_cast<uint4*>(dst + row * smem_stride<head_dim> + part * 8) =
+          *reinterpret_cast<const uint4*>(decoded);
+    }
   }
 }
 
@@ -158,9 +185,9 @@ __device__ void softmax_tile(float (&s)[tile_n / 8][4], int n0, const int (&posi
   }
 }
 
-template <class T, int head_dim>
+template <class T, class C, int head_dim>
 __global__ void __launch_bounds__(prefill_threads)
-    prefill_attention_kernel(const prefill_args<T> a) {
+    prefill_attention_kernel(const prefill_args<T, C> a) {
   static_assert(head_dim % 16 == 0, "k steps of 16");
   const int seq = static_cast<int>(blockIdx.y);
   const int kv_head = static_cast<int>(blockIdx.z);
@@ -225,14 +252,14 @@ __global__ void __launch_bounds__(prefill_threads)
   for (int n0 = 0; n0 <= last_key; n0 += tile_n) {
     __syncthreads();  // every warp is done with the previous K and V tiles
     const int count = min(tile_n, last_key + 1 - n0);
-    const auto key_row = [&](int i) -> const T* {
+    const auto key_row = [&](int i) -> const C* {
       return i < count ? a.key_cache + a.cache_offset(table, n0 + i, kv_head, head_dim) : nullptr;
     };
-    const auto value_row = [&](int i) -> const T* {
+    const auto value_row = [&](int i) -> const C* {
       return i < count ? a.value_cache + a.cache_offset(table, n0 + i, kv_head, head_dim) : nullptr;
     };
-    load_tile<T, head_dim>(k_sh, tile_n, key_row);
-    load_tile<T, head_dim>(v_sh, tile_n, value_row);
+    load_cache_tile<T, C, head_dim>(k_sh, tile_n, key_row, a.key_scale);
+    load_cache_tile<T, C, head_dim>(v_sh, tile_n, value_row, a.value_scale);
     __syncthreads();
     if (n0 > warp_last_key) continue;  // uniform over the warp: all its keys here are masked
     float s[tile_n / 8][4];
@@ -258,39 +285,39 @@ __global__ void __launch_bounds__(prefill_threads)
   }
 }
 
-template <class T, int head_dim>
+template <class T, class C, int head_dim>
 void launch(const paged_attention_params& p, cudaStream_t stream) {
-  prefill_args<T> a{};
-  static_cast<paged_batch<T>&>(a) = paged_batch<T>::from(p);
+  prefill_args<T, C> a{};
+  static_cast<paged_batch<T, C>&>(a) = paged_batch<T, C>::from(p);
   a.scale_log2 = p.scale * log2e;
   const int group = a.num_heads / a.num_kv_heads;
   const auto num_tiles = static_cast<unsigned int>((p.max_query_len * group + tile_m - 1) / tile_m);
   const std::size_t shared_bytes = prefill_shared_bytes<head_dim>(sizeof(T));
   static const bool opted_in = [shared_bytes] {  // once per kernel, as sizes are fixed per kernel
-    allow_dynamic_shared(prefill_attention_kernel<T, head_dim>, shared_bytes);
+    allow_dynamic_shared(prefill_attention_kernel<T, C, head_dim>, shared_bytes);
     return true;
   }();
   (void)opted_in;
   const dim3 grid(num_tiles, static_cast<unsigned int>(p.context_lens.numel()),
                   static_cast<unsigned int>(a.num_kv_heads));
-  launch_kernel(prefill_attention_kernel<T, head_dim>, grid, dim3(prefill_threads), shared_bytes,
+  launch_kernel(prefill_attention_kernel<T, C, head_dim>, grid, dim3(prefill_threads), shared_bytes,
                 stream, a);
 }
 
-template <class T>
+template <class T, class C>
 void launch_for_head_dim(const paged_attention_params& p, cudaStream_t stream) {
   switch (p.query.dim(2)) {
     case 32:
-      launch<T, 32>(p, stream);
+      launch<T, C, 32>(p, stream);
       break;
     case 64:
-      launch<T, 64>(p, stream);
+      launch<T, C, 64>(p, stream);
       break;
     case 128:
-      launch<T, 128>(p, stream);
+      launch<T, C, 128>(p, stream);
       break;
     default:
-      launch<T, 256>(p, stream);
+      launch<T, C, 256>(p, stream);
       break;
   }
 }
@@ -306,10 +333,15 @@ bool prefill_attention_supported(const paged_attention_params& p) {
 
 void prefill_attention(const paged_attention_params& p, cudaStream_t stream) {
   KERNEL_CHECK("prefill_attention", prefill_attention_supported(p));
-  if (p.query.type == dtype::bf16) {
-    launch_for_head_dim<bf16>(p, stream);
+  const bool codes = p.key_cache.type == dtype::u8;
+  if (p.query.type == dtype::bf16 && codes) {
+    launch_for_head_dim<bf16, std::uint8_t>(p, stream);
+  } else if (p.query.type == dtype::bf16) {
+    launch_for_head_dim<bf16, bf16>(p, stream);
+  } else if (codes) {
+    launch_for_head_dim<f16, std::uint8_t>(p, stream);
   } else {
-    launch_for_head_dim<f16>(p, stream);
+    launch_for_head_dim<f16, f16>(p, stream);
   }
 }
 

@@ -35,12 +35,6 @@ status validate_model(const engine_config& config) {
     return invalid("kv_cache_dtype must be auto, fp8 or fp8_e4m3, got " +
                    quoted(config.kv_cache_dtype));
   }
-  if (config.kv_cache_dtype != "auto" && config.backend == "cuda") {
-    return status(make_error(error_code::unsupported,
-                             "kv_cache_dtype " + config.kv_cache_dtype +
-                                 " runs on the cpu backend only so far (the CUDA kernels for an "
-                                 "fp8 KV cache are not written yet)"));
-  }
   if (config.cpu_activation_dtype != "fp32" && config.cpu_activation_dtype != "int8") {
     return invalid("cpu_activation_dtype must be fp32 or int8, got " +
                    quoted(config.cpu_activation_dtype));

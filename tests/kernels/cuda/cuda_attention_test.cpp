@@ -1,8 +1,11 @@
 // kv_write and paged_attention on the CUDA backend against the CPU reference: decode
 // batches (one query row per sequence) up to 256 sequences and 4096 tokens of context,
 // mixed prefill chunks (on tensor cores in 16-bit types), head_dim 16/32/64/128/256, GQA
-// ratios 1/2/4/8/12/16, block sizes 16/32. Both backends fill their caches through kv_write from
-// the same keys and values, then attend.
+// ratios 1/2/4/8/12/16, block sizes 16/24/32, caches of the compute type and of fp8 e4m3 codes
+// (kv_cache_dtype fp8_e4m3). Both backends fill their caches through kv_write from the same
+// keys and values, then attend. The kernels' fp8 codec (cuda_fp8.h: the hardware's cvt on a
+// GPU, NVIDIA's software path on the emulator) is checked against the CPU's codec
+// (kernels/fp8_e4m3.h) on every code and on the rounding ties.
 
 #include <algorithm>
 #include <cmath>
@@ -13,12 +16,32 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/fp8_e4m3.h"
 #include "tests/kernels/cuda/cuda_test_support.h"
 
 namespace pagedserve::kernels::testing {
 namespace {
 
-using cuda_attention = cuda_vs_cpu;
+// The cache's element type and, for fp8 codes, its scales (not powers of two, so that the
+// encoding's x * (1 / scale) rounds as it does on the CPU).
+struct cache_format {
+  bool fp8 = false;
+  float key_scale = 1.0F;
+  float value_scale = 1.0F;
+};
+
+// The bytes of a u8 tensor.
+std::vector<std::uint8_t> download_codes(backend& be, const tensor& t) {
+  be.synchronize();
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(t.numel()));
+  be.copy_to_host(out.data(), t);
+  return out;
+}
+
+class cuda_attention : public cuda_vs_cpu {
+ protected:
+  void run_sweep(const cache_format& format);
+};
 
 struct attention_case {
   std::string name;
@@ -58,6 +81,8 @@ std::vector<attention_case> cases(bool emulated) {
         // 16; the smallest and largest head_dim.
         {"decode_gqa12_d256", 256, 1, 12, 16, decodes(3, 150, 6)},
         {"decode_gqa16_d16", 16, 2, 16, 16, decodes(4, 300, 7)},
+        // A block size that is no power of two (the kernels divide instead of shifting).
+        {"mixed_bs24", 64, 2, 4, 24, {{100, 50}, {30, 1}, {75, 1}}},
         {"prefill_mixed", 128, 4, 4, 16, {{40, 40}, {300, 37}, {1, 1}, {280, 20}}},
         {"prefill_long_gqa8", 64, 2, 8, 32, {{300, 64}}},
         {"prefill_d32", 32, 2, 2, 16, {{7, 7}, {20, 3}}},
@@ -73,6 +98,7 @@ std::vector<attention_case> cases(bool emulated) {
       {"decode_gqa1_bs32", 64, 4, 1, 32, decodes(64, 1000, 4)},
       {"decode_gqa12_d256", 256, 1, 12, 16, decodes(16, 2000, 6)},
       {"decode_gqa16_d16", 16, 2, 16, 16, decodes(16, 3000, 7)},
+      {"mixed_bs24", 64, 2, 4, 24, {{1000, 300}, {30, 1}, {750, 1}}},
       {"prefill_mixed", 128, 4, 4, 16, {{40, 40}, {600, 77}, {300, 1}, {1, 1}, {513, 256}}},
       {"prefill_long_gqa8", 64, 2, 8, 32, {{1024, 512}}},
       {"prefill_d32", 32, 2, 2, 16, {{7, 7}, {20, 3}}},
@@ -85,7 +111,13 @@ struct attention_inputs {
   buffer key_cache, value_cache, query, out, query_start, context_lens, block_tables;
 };
 
-TEST_P(cuda_attention, MatchesTheReferenceOverTheSweep) {
+TEST_P(cuda_attention, MatchesTheReferenceOverTheSweep) { run_sweep({}); }
+
+TEST_P(cuda_attention, Fp8CachesMatchTheReferenceOverTheSweep) {
+  run_sweep({true, 0.0041F, 0.0029F});
+}
+
+void cuda_attention::run_sweep(const cache_format& format) {
   std::uint32_t seed = 1000;
   for (const attention_case& c : cases(emulated())) {
     const std::int64_t num_heads = c.num_kv_heads * c.group;
@@ -135,17 +167,18 @@ TEST_P(cuda_attention, MatchesTheReferenceOverTheSweep) {
 
     auto run = [&](backend& be) {
       attention_inputs in;
+      const dtype cache_type = format.fp8 ? dtype::u8 : be.compute_type();
       in.key_cache =
-          be.allocate(be.compute_type(), {num_blocks, c.block_size, c.num_kv_heads, c.head_dim});
+          be.allocate(cache_type, {num_blocks, c.block_size, c.num_kv_heads, c.head_dim});
       in.value_cache =
-          be.allocate(be.compute_type(), {num_blocks, c.block_size, c.num_kv_heads, c.head_dim});
+          be.allocate(cache_type, {num_blocks, c.block_size, c.num_kv_heads, c.head_dim});
       be.fill_zero(in.key_cache.view());
       be.fill_zero(in.value_cache.view());
       buffer k = upload(be, keys, {total_keys, c.num_kv_heads, c.head_dim});
       buffer v = upload(be, values, {total_keys, c.num_kv_heads, c.head_dim});
       buffer slot_mapping = upload_i32(be, slots, {total_keys});
-      be.kv_write(
-          {in.key_cache.view(), in.value_cache.view(), k.view(), v.view(), slot_mapping.view()});
+      be.kv_write({in.key_cache.view(), in.value_cache.view(), k.view(), v.view(),
+                   slot_mapping.view(), format.key_scale, format.value_scale});
       in.query = upload(be, query, {num_rows, num_heads, c.head_dim});
       in.out = be.allocate(be.compute_type(), {num_rows, num_heads, c.head_dim});
       in.query_start = upload_i32(be, query_start, {num_seqs + 1});
@@ -162,13 +195,25 @@ TEST_P(cuda_attention, MatchesTheReferenceOverTheSweep) {
       p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.head_dim)));
       p.max_context_len = static_cast<std::int32_t>(max_context);
       p.max_query_len = static_cast<std::int32_t>(max_rows);
+      p.key_scale = format.key_scale;
+      p.value_scale = format.value_scale;
       be.paged_attention(p);
       return in;
     };
     const attention_inputs on_gpu = run(*gpu_);
     const attention_inputs on_cpu = run(*cpu_);
-    expect_close(on_gpu.key_cache.view(), on_cpu.key_cache.view(), "kv_write keys " + c.name);
-    expect_close(on_gpu.value_cache.view(), on_cpu.value_cache.view(), "kv_write values " + c.name);
+    if (format.fp8) {  // the same codes, to the bit
+      EXPECT_EQ(download_codes(*gpu_, on_gpu.key_cache.view()),
+                download_codes(*cpu_, on_cpu.key_cache.view()))
+          << "kv_write keys " << c.name;
+      EXPECT_EQ(download_codes(*gpu_, on_gpu.value_cache.view()),
+                download_codes(*cpu_, on_cpu.value_cache.view()))
+          << "kv_write values " << c.name;
+    } else {
+      expect_close(on_gpu.key_cache.view(), on_cpu.key_cache.view(), "kv_write keys " + c.name);
+      expect_close(on_gpu.value_cache.view(), on_cpu.value_cache.view(),
+                   "kv_write values " + c.name);
+    }
     expect_close(on_gpu.out.view(), on_cpu.out.view(), "paged_attention " + c.name);
   }
 }

@@ -132,6 +132,36 @@ INSTANTIATE_TEST_SUITE_P(models, device_step_executor_golden,
                                            "tiny-qwen3"),
                          model_test_name);
 
+// kv_cache_dtype fp8_e4m3 on the device path: kv_write encodes the CPU's codes to the bit and
+// attention reads them back in registers, so pipelined steps through graphs and a preemption
+// give the CPU executor's greedy tokens with the same fp8 cache (fp32 compute on both).
+TEST(device_step_executor, fp8_kv_cache_gives_the_cpu_executors_tokens) {
+  const golden_set g = load_golden("tiny-qwen2");
+  executor_inputs config = base_config(g);
+  config.engine.kv_cache_dtype = "fp8_e4m3";
+  DEVICE_EXECUTOR(device, config);
+  EXPECT_EQ(device->plan().kv_cache_dtype, forward::kv_cache_dtype::fp8_e4m3);
+  EXPECT_GT(device->num_decode_graphs(), 0U);
+  auto cpu = cpu_executor(config);
+  ASSERT_NE(cpu, nullptr);
+  test_driver on_device(*device, {.chunk = 13, .lookahead = true});
+  test_driver on_cpu(*cpu, {.chunk = 13, .lookahead = true});
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    on_device.add(seq_of(i), g.prompts[i]);
+    on_cpu.add(seq_of(i), g.prompts[i]);
+  }
+  for (int guard = 0; on_device.next_step() < 8 && guard < 20; ++guard) {
+    if (on_device.next_step() == 6) on_device.preempt_next(seq_of(2));
+    ASSERT_TRUE(on_device.step().ok());
+  }
+  on_device.run_to_end(24);
+  on_cpu.run_to_end(24);
+  for (int i = 0; i < num_golden_prompts; ++i) {
+    EXPECT_EQ(on_device.generated(seq_of(i)), on_cpu.generated(seq_of(i))) << "prompt " << i;
+  }
+  EXPECT_GT(on_device.num_graph_steps(), 0U);
+}
+
 // Seeded sampling with truncation, and logprobs: the device path picks exactly what the CPU
 // executor picks from the same (fp32) logits, and reports the same logprobs.
 TEST(device_step_executor, seeded_sampling_and_logprobs_equal_the_cpu_executors) {
