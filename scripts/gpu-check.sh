@@ -7,7 +7,8 @@
 #      graphs and KV pool sizing (test_forward_cuda), the device query (test_cuda_device)
 #   3. the benchmarks: bench_cuda_kernels (attention bandwidth, prefill TFLOP/s, sampling,
 #      cuBLAS GEMMs) and bench_cuda_decode (a Llama-3.2-1B-shaped decode step at batch 1, 64
-#      and 256 against its memory floor)
+#      and 256 against its memory floor), bench_cuda_gemm (the bf16 GEMMs of Llama-3.2-1B and
+#      Llama-3-8B at M = 1, 16, 64, 256, 4096 against the roofline: the quantized GEMMs' baseline)
 #   4. test_engine_cuda: the actor engine driving the CUDA backend
 #   5. `pagedserve bench offline` on nano-256 (dummy bf16 weights) for each shape of
 #      OFFLINE_SHAPES, most important first: llama-3.2-1b (against the physical ceiling and
@@ -187,6 +188,7 @@ if wants benchmarks; then
   run_bench bench_cuda_kernels "--runs ${BENCH_RUNS:-100}" '^(kernel|decode|prefill|sample|process_logits|gemm|device)'
   run_bench bench_cuda_decode "--model-config config/models/llama-3.2-1b.json --batches 1,64,256 --context 1024" \
     '^(batch|[0-9]|captured|weights|device)'
+  run_bench bench_cuda_gemm "--runs ${BENCH_RUNS:-100}" '^gemm'
 fi
 
 if wants engine; then

@@ -1,0 +1,99 @@
+// bench_cuda_gemm: the bf16 GEMMs of a decode and a prefill step (cuBLAS through the CUDA
+// backend's linear) over the batch sizes the quantized kernels are judged at: M = 1, 16, 64,
+// 256 and 4096 rows, on the projection shapes of Llama-3.2-1B and Llama-3-8B. Each line
+// gives the time, the TFLOP/s, the weight bytes per second and the share of the roofline: the
+// time it would take at the larger of (bytes read and written) / 4.27 TB/s and
+// FLOPs / 789 TFLOP/s (the H200's measured ceilings, shared/device/RUNBOOK.md). These are the
+// baseline of the W4A16 and FP8 goals (W4A16 decode at M <= 16: >= 3x this time; FP8 at
+// M >= 1024: >= 1.3x). Random inputs on the device; the median of many CUDA-event timings
+// after warm-ups. On the SIMT emulator the shapes shrink and the times mean nothing.
+//
+//   bench_cuda_gemm [--runs N]
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bench/cuda/bench_support.h"
+#include "kernels/cuda/device_info.h"
+
+namespace pagedserve::bench {
+namespace {
+
+using kernels::backend;
+using kernels::buffer;
+using kernels::dtype;
+
+struct projection {
+  const char* model;
+  const char* name;
+  int out_features;
+  int in_features;
+};
+
+// q/k/v fused, o, gate/up fused, down.
+const std::vector<projection> projections = {
+    {"llama-3.2-1b", "qkv", 3072, 2048},      {"llama-3.2-1b", "o", 2048, 2048},
+    {"llama-3.2-1b", "gate_up", 16384, 2048}, {"llama-3.2-1b", "down", 2048, 8192},
+    {"llama-3-8b", "qkv", 6144, 4096},        {"llama-3-8b", "o", 4096, 4096},
+    {"llama-3-8b", "gate_up", 28672, 4096},   {"llama-3-8b", "down", 4096, 14336},
+};
+
+void measure(backend& cuda, const projection& p, int rows, int runs) {
+  buffer x = cuda.allocate(dtype::bf16, {rows, p.in_features});
+  buffer w = cuda.allocate(dtype::bf16, {p.out_features, p.in_features});
+  buffer out = cuda.allocate(dtype::bf16, {rows, p.out_features});
+  kernels::fill_uniform(cuda, x.view(), 11, 1.0F);
+  kernels::fill_uniform(cuda, w.view(), 12, 0.05F);
+  const double seconds = median_seconds(cuda, 3, runs, [&] {
+    cuda.linear({out.view(), x.view(), w.view(), {}});
+  });
+  const double weight_bytes = 2.0 * p.out_features * p.in_features;
+  const double bytes = weight_bytes + 2.0 * rows * (p.in_features + p.out_features);
+  const double flops = 2.0 * rows * p.out_features * p.in_features;
+  const double floor_seconds = std::max(bytes / h200_copy_bytes_per_s, flops / h200_bf16_flops);
+  std::printf("gemm %-13s %-8s %5d %7dx%-6d %10.1f %8.1f %10.1f %8.1f%%\n", p.model, p.name, rows,
+              p.out_features, p.in_features, seconds * 1e6, flops / seconds / 1e12,
+              weight_bytes / seconds / 1e9, 100.0 * floor_seconds / seconds);
+}
+
+int run(int runs) {
+  std::string why;
+  const auto info = kernels::cuda::query_device(&why);
+  if (!info) {
+    std::printf("bench_cuda_gemm: no CUDA device: %s\n", why.c_str());
+    return 0;
+  }
+  std::printf("device: %s sm_%d%d, %d SMs%s\n", info->name.c_str(), info->compute_major,
+              info->compute_minor, info->num_sms,
+              info->emulated ? " (emulated: small shapes, timings meaningless)" : "");
+  auto made = kernels::make_cuda_backend({dtype::bf16, 0});
+  if (!made) {
+    std::fprintf(stderr, "bench_cuda_gemm: %s\n", made.err().message.c_str());
+    return 1;
+  }
+  backend& cuda = **made;
+  std::printf("gemm %-13s %-8s %5s %14s %10s %8s %10s %9s\n", "model", "proj", "M", "N x K",
+              "median_us", "TFLOP/s", "weight_GB/s", "of_roof");
+  if (info->emulated) {
+    measure(cuda, {"tiny", "qkv", 96, 64}, 4, 1);
+    return 0;
+  }
+  for (const projection& p : projections) {
+    for (int rows : {1, 16, 64, 256, 4096}) measure(cuda, p, rows, rows >= 4096 ? runs / 4 : runs);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace pagedserve::bench
+
+int main(int argc, char** argv) {
+  int runs = 100;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--runs") runs = std::max(4, std::atoi(argv[i + 1]));
+  }
+  return pagedserve::bench::run(runs);
+}
