@@ -14,22 +14,30 @@
 #      OFFLINE_SHAPES, most important first: llama-3.2-1b (against the physical ceiling and
 #      HF transformers measured on this card, shared/bench/README.md), qwen3-0.6b, llama-3-8b; then
 #      OFFLINE_FP8_KV_SHAPES again with an fp8 e4m3 KV cache
+#   6. quantized: `pagedserve quantize --dummy-weights` writes QUANT_SHAPE in each of
+#      QUANT_METHODS, and bench offline runs each with every QUANT_KV cache; a last table gives
+#      their tok/s over the bf16 run of step 5 (the CUDA backend dequantizes these checkpoints
+#      at load until its quantized GEMMs exist, so the ratios are ~1 until then)
 # Full logs go to build-gpu/bundle/logs, packed at the end into $OUT/gpu-check-logs.tar.gz when
 # $OUT is set (the device tool returns at most 8 files); a short table comes last. Exit
 # status 0 only if every test passed, none was skipped and every benchmark ran.
 #
-# Time: the whole script keeps within GPU_CHECK_BUDGET seconds (default 500, under the
-# device tool's 600 s a call). Each step runs under `timeout`, at most its own limit and at
-# most what is left of the budget; steps 2 and 3 also leave E2E_RESERVE seconds (default
-# 240) for steps 4 and 5, so one hung test cannot starve the end-to-end runs. A step with
+# Time: the whole script keeps within GPU_CHECK_BUDGET seconds (default 560, under the
+# device tool's 600 s a call; a whole run took 130 s on the H200 before step 6, which adds
+# about 4 minutes). Each step runs under `timeout`, at most its own limit and at most what is
+# left of the budget; steps 2 and 3 also leave E2E_RESERVE seconds (default 300) for steps 4
+# to 6, so one hung test cannot starve the end-to-end runs. A step with
 # under 20 s left is skipped and counts as a failure.
 #   STEP_TIMEOUT=120     each test binary and benchmark of steps 2 and 3
 #   ENGINE_TIMEOUT=120   test_engine_cuda
 #   OFFLINE_TIMEOUT=150  each bench offline run
-#   GPU_CHECK_PARTS="tests benchmarks engine offline"   the steps to run (a rerun may pick)
+#   GPU_CHECK_PARTS="tests benchmarks engine offline quantized"   the steps (a rerun may pick)
+#   QUANT_SHAPE=llama-3.2-1b  QUANT_METHODS="fp8-dynamic fp8-block awq gptq"
+#   QUANT_KV="auto fp8_e4m3"  QUANT_TIMEOUT=120   step 6
 #   OFFLINE_SHAPES="llama-3.2-1b qwen3-0.6b llama-3-8b"  config/models/<shape>.json each
 #   OFFLINE_FP8_KV_SHAPES="llama-3.2-1b llama-3-8b"     again with kv_cache_dtype fp8_e4m3
 #   OFFLINE_ARGS=""      more bench offline flags (e.g. --enforce-eager)
+#   OFFLINE_BACKEND=cuda OFFLINE_DTYPE=bfloat16   (cpu/float32: a dry run of steps 5-6 here)
 #   BENCH_RUNS=100       the kernel timings
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -47,9 +55,9 @@ trap pack_logs EXIT
 [[ -d "$bundle/bin" ]] || { echo "gpu-check: no bundle in $bundle (run scripts/gpu-bundle.sh)" >&2; exit 2; }
 export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PAGEDSERVE_SHARED_DIR="$bundle/fixtures"
-budget=${GPU_CHECK_BUDGET:-500}
-e2e_reserve=${E2E_RESERVE:-240}
-parts=" ${GPU_CHECK_PARTS:-tests benchmarks engine offline} "
+budget=${GPU_CHECK_BUDGET:-560}
+e2e_reserve=${E2E_RESERVE:-300}
+parts=" ${GPU_CHECK_PARTS:-tests benchmarks engine offline quantized} "
 
 summary=()
 failed=0
@@ -132,11 +140,11 @@ if doc is None:
             errors = [l.strip() for l in f if l.strip()]
     except OSError:
         errors = []
-    print(f"{shape:<20} rc={rc:<3} no result: {errors[-1][:140] if errors else 'no output'}")
+    print(f"{shape:<28} rc={rc:<3} no result: {errors[-1][:140] if errors else 'no output'}")
     sys.exit(0)
 e, c = doc.get("engine", {}), doc.get("config", {})
 ratios = " ".join(f"{p['name']}={p['ratio']:.4f}" for p in doc.get("peers", []))
-print(f"{shape:<20} rc={rc:<3} {fmt(e.get('completed'), '>4')}/{fmt(e.get('num_requests'), '<4')} "
+print(f"{shape:<28} rc={rc:<3} {fmt(e.get('completed'), '>4')}/{fmt(e.get('num_requests'), '<4')} "
       f"{fmt(e.get('wall_s'), '>8.2f')} {fmt(e.get('output_tokens_per_s'), '>10.1f')} "
       f"{fmt(e.get('device_idle_fraction'), '>8.4f')} {fmt(e.get('host_ms_per_step'), '>8.3f')} "
       f"{fmt(e.get('device_ms_per_step'), '>8.3f')} {fmt(e.get('graph_steps'), '>6')} "
@@ -145,29 +153,74 @@ PY
 }
 
 offline_rows=()
-# shape (config/models/<shape>.json) | more flags | the row's name (default: the shape)
+# shape (config/models/<shape>.json) | more flags | the row's name (default: the shape) |
+# the model's flags (default: dummy bf16 weights of the shape)
 run_offline() {
   local shape=$1 extra=$2 name=${3:-$1} limit
+  local model=${4:-"--load-format dummy --model-config config/models/$shape.json"}
   local out="$logs/bench_offline_$name.json" err="$logs/bench_offline_$name.log"
   if [[ ! -x "$bundle/bin/pagedserve" ]]; then
-    offline_rows+=("$(printf '%-20s MISSING: no pagedserve in %s/bin' "$name" "$bundle")")
+    offline_rows+=("$(printf '%-28s MISSING: no pagedserve in %s/bin' "$name" "$bundle")")
     failed=1
     return
   fi
   if ! limit=$(step_limit "${OFFLINE_TIMEOUT:-150}"); then
-    offline_rows+=("$(printf '%-20s SKIPPED: no time left in the %s s budget' "$name" "$budget")")
+    offline_rows+=("$(printf '%-28s SKIPPED: no time left in the %s s budget' "$name" "$budget")")
     failed=1
     return
   fi
   echo "== bench offline $name (limit ${limit}s, log $err)"
   # shellcheck disable=SC2086
-  timeout -k 10 "$limit" "$bundle/bin/pagedserve" bench offline --load-format dummy \
-    --model-config "config/models/$shape.json" --workload "$bundle/fixtures/bench/nano-256.jsonl" \
-    --backend cuda --dtype bfloat16 --json $extra ${OFFLINE_ARGS:-} > "$out" 2> "$err"
+  timeout -k 10 "$limit" "$bundle/bin/pagedserve" bench offline $model \
+    --workload "$bundle/fixtures/bench/nano-256.jsonl" \
+    --backend "${OFFLINE_BACKEND:-cuda}" --dtype "${OFFLINE_DTYPE:-bfloat16}" --json $extra \
+    ${OFFLINE_ARGS:-} > "$out" 2> "$err"
   local rc=$?
   [[ $rc -eq 0 ]] || failed=1
   [[ $rc -eq 124 || $rc -eq 137 ]] && echo "timed out after ${limit}s" >> "$err"
   offline_rows+=("$(offline_row "$name" "$rc" "$out" "$err")")
+}
+
+# A checkpoint of `shape` in `method` (pagedserve quantize --dummy-weights: seeded random
+# weights quantized; speed only) in $work/<shape>-<method>; false when it could not be made.
+work=$bundle/work
+quantize_dummy() {
+  local shape=$1 method=$2 limit
+  local dir="$work/$shape-$method" log="$logs/quantize_$shape-$method.log"
+  [[ -f "$dir/config.json" ]] && return 0
+  limit=$(step_limit "${QUANT_TIMEOUT:-120}") || return 1
+  mkdir -p "$work/$shape-config"
+  cp "config/models/$shape.json" "$work/$shape-config/config.json"
+  echo "== quantize $shape $method (limit ${limit}s, log $log)"
+  timeout -k 10 "$limit" "$bundle/bin/pagedserve" quantize --model "$work/$shape-config" \
+    --dummy-weights --method "$method" --out "$dir" > "$log" 2>&1
+}
+
+# The quantized rows of the offline runs against the bf16 row of their shape (same KV cache
+# type): out tok/s ratio and KV blocks.
+quant_table() {
+  python3 - "$logs" "$@" <<'PY'
+import json, os, sys
+logs, names = sys.argv[1], sys.argv[2:]
+def figures(name):
+    try:
+        with open(os.path.join(logs, f"bench_offline_{name}.json")) as f:
+            lines = [l for l in f if l.lstrip().startswith("{")]
+        doc = json.loads(lines[-1])
+        return doc["engine"]["output_tokens_per_s"], doc["config"]["num_blocks"]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+print(f"{'run':<32} {'out tok/s':>10} {'x bf16':>7} {'blocks':>9}")
+for name in names:
+    shape, rest = name.split("+", 1)
+    base = shape + ("+fp8kv" if rest.endswith("+fp8kv") else "")
+    got, ref = figures(name), figures(base)
+    if got is None:
+        print(f"{name:<32} {'no result':>10}")
+        continue
+    ratio = f"{got[0] / ref[0]:.3f}" if ref else "n/a"
+    print(f"{name:<32} {got[0]:>10.1f} {ratio:>7} {got[1]:>9}")
+PY
 }
 
 if ldd "$bundle"/bin/* | grep -q 'not found'; then
@@ -212,14 +265,37 @@ if wants offline; then
   done
 fi
 
+quant_rows=()
+if wants quantized; then
+  shape=${QUANT_SHAPE:-llama-3.2-1b}
+  for method in ${QUANT_METHODS:-fp8-dynamic fp8-block awq gptq}; do
+    if ! quantize_dummy "$shape" "$method"; then
+      offline_rows+=("$(printf '%-28s no checkpoint: quantize failed or no time left' "$shape+$method")")
+      failed=1
+      continue
+    fi
+    for kv in ${QUANT_KV:-auto fp8_e4m3}; do
+      name="$shape+$method"
+      [[ $kv == fp8_e4m3 ]] && name="$name+fp8kv"
+      run_offline "$shape" "--kv-cache-dtype $kv" "$name" "--model $work/$shape-$method"
+      quant_rows+=("$name")
+    done
+  done
+fi
+
 echo
 echo "== GPU check summary (logs in $logs, ${SECONDS}s of the ${budget}s budget) =="
 printf '%s\n' "${summary[@]}"
 if ((${#offline_rows[@]} > 0)); then
   echo
-  echo "bench offline, nano-256, bf16 dummy weights, bf16 or fp8 (+fp8kv) KV cache (ratios: measured / peer output tok/s)"
-  printf '%-20s %-6s %9s %8s %10s %8s %8s %8s %6s %10s  %s\n' shape rc completed wall_s \
+  echo "bench offline, nano-256: dummy weights in bf16 or quantized (+method), bf16 or fp8 (+fp8kv) KV cache (ratios: measured / peer output tok/s)"
+  printf '%-28s %-6s %9s %8s %10s %8s %8s %8s %6s %10s  %s\n' shape rc completed wall_s \
     'out tok/s' dev_idle host_ms dev_ms graphs num_blocks ratios
   printf '%s\n' "${offline_rows[@]}"
+fi
+if ((${#quant_rows[@]} > 0)); then
+  echo
+  echo "quantized checkpoints (dummy weights), nano-256: out tok/s over the bf16 run of the shape"
+  quant_table "${quant_rows[@]}"
 fi
 exit "$failed"
