@@ -6,6 +6,7 @@
 #include "kernels/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,11 @@ class cuda_backend final : public backend {
   }
   void copy(const tensor& dst, const tensor& src) override {
     KERNEL_CHECK("copy", dst.num_bytes() == src.num_bytes());
+    // cudaMemcpyAsync is undefined for overlapping ranges (the emulator's memmove is not).
+    const auto* to = static_cast<const std::byte*>(dst.data);
+    const auto* from = static_cast<const std::byte*>(src.data);
+    const auto bytes = static_cast<std::size_t>(src.num_bytes());
+    KERNEL_CHECK("copy", to + bytes <= from || from + bytes <= to);
     runtime_->copy_on_device(dst.data, src.data, src.num_bytes());
   }
 

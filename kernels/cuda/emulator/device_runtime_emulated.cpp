@@ -40,6 +40,14 @@ void drain_all_streams() {
   for (CUstream_st* s : g_streams) simt::drain(s);
 }
 
+// cudaFree while any stream of the process captures is refused on the GPU (the capture is
+// thread-local, but the free synchronises the device): so it is a broken invariant here too.
+bool any_stream_capturing() {
+  const std::lock_guard lock(g_streams_mutex);
+  return std::any_of(g_streams.begin(), g_streams.end(),
+                     [](const CUstream_st* s) { return s->capture != nullptr; });
+}
+
 // Element i of a row-major tensor as fp32.
 float load(const tensor& t, std::int64_t i) {
   switch (t.type) {
@@ -206,6 +214,10 @@ std::shared_ptr<void> device_runtime::allocate(std::size_t bytes) {
   std::memset(memory, 0xFF, rounded);
   g_allocated_bytes += size;
   return {memory, [size](void* p) {
+            if (any_stream_capturing()) {
+              check_failed("free of device memory", "not while a graph is being captured", __FILE__,
+                           __LINE__);
+            }
             drain_all_streams();
             g_allocated_bytes -= size;
             std::free(p);

@@ -172,6 +172,22 @@ TEST_P(cuda_ops, RecordingAMarkerWhileCapturingIsABrokenInvariant) {
                "stream_marker::record: not while a graph is being captured");
 }
 
+// cudaFree inside a capture fails on the GPU (it would synchronise the device); the emulator
+// refuses it too, so that CI sees a buffer dropped inside a captured step.
+TEST_P(cuda_ops, FreeingDeviceMemoryWhileCapturingIsABrokenInvariant) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::optional<buffer> dropped(gpu_->allocate(type(), {4}));
+  EXPECT_DEATH((void)gpu_->capture([&] { dropped.reset(); }),
+               "free of device memory: not while a graph is being captured|cudaFree");
+}
+
+// cudaMemcpyAsync is undefined for overlapping ranges: a copy between them is refused.
+TEST_P(cuda_ops, ACopyBetweenOverlappingRangesIsABrokenInvariant) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  buffer b = gpu_->allocate(type(), {8});
+  EXPECT_DEATH(gpu_->copy(b.view().rows(1, 4), b.view().rows(0, 4)), "op check failed in copy");
+}
+
 TEST_P(cuda_ops, RmsNormMatchesTheReferenceOverRowWidths) {
   for (std::int64_t width : {64, 128, 2048, 4096}) {
     for (std::int64_t rows : {1, 7, 256}) {
