@@ -13,6 +13,7 @@
 #include "kernels/check.h"
 #include "kernels/cuda/cuda_ops.cuh"
 #include "kernels/cuda/device_runtime.h"
+#include "kernels/cuda/e4m3_gemm.h"
 #include "kernels/cuda/half_bits.h"
 
 namespace pagedserve::kernels {
@@ -141,6 +142,15 @@ class cuda_backend final : public backend {
   void fill_uniform(const tensor& dst, std::uint32_t seed, float scale) {
     cuda::fill_uniform(dst, seed, scale, stream_);
   }
+  void quantize_rows_e4m3(const tensor& codes, const tensor& scales, const tensor& x) {
+    cuda::quantize_rows_e4m3(codes, scales, x, stream_);
+  }
+  void gemm_e4m3(const tensor& out, const tensor& x_codes, const tensor& w_codes,
+                 const tensor& x_scales, const tensor& w_scales) {
+    if (!e4m3_gemm_)
+      e4m3_gemm_ = cuda::e4m3_gemm::create(*runtime_);  // allocates: not in a capture
+    e4m3_gemm_->run(out, x_codes, w_codes, x_scales, w_scales);
+  }
   [[nodiscard]] double time_on_stream(const std::function<void()>& ops) {
     return runtime_->time_on_stream(ops);
   }
@@ -163,6 +173,7 @@ class cuda_backend final : public backend {
   cudaStream_t stream_;
   std::shared_ptr<void> workspace_;
   std::size_t workspace_floats_ = 0;
+  std::unique_ptr<cuda::e4m3_gemm> e4m3_gemm_;  // made at first use; goes before runtime_
 };
 
 cuda_backend& as_cuda(backend& be, const char* what) {
@@ -186,6 +197,15 @@ result<std::unique_ptr<backend>> make_cuda_backend(const cuda_backend_options& o
 
 void argmax_rows(backend& cuda, const tensor& logits, const tensor& token_ids) {
   as_cuda(cuda, "argmax_rows").argmax_rows(logits, token_ids);
+}
+
+void quantize_rows_e4m3(backend& cuda, const tensor& codes, const tensor& scales, const tensor& x) {
+  as_cuda(cuda, "quantize_rows_e4m3").quantize_rows_e4m3(codes, scales, x);
+}
+
+void gemm_e4m3(backend& cuda, const tensor& out, const tensor& x_codes, const tensor& w_codes,
+               const tensor& x_scales, const tensor& w_scales) {
+  as_cuda(cuda, "gemm_e4m3").gemm_e4m3(out, x_codes, w_codes, x_scales, w_scales);
 }
 
 void fill_uniform(backend& cuda, const tensor& dst, std::uint32_t seed, float scale) {

@@ -41,6 +41,15 @@ void argmax_rows(backend& cuda, const tensor& logits, const tensor& token_ids);
 // benchmark inputs without a host round trip. f32, bf16 or f16.
 void fill_uniform(backend& cuda, const tensor& dst, std::uint32_t seed, float scale);
 
+// FP8 W8A8 pieces (not yet a linear layer's path): per-row dynamic quantization of x (f32,
+// bf16 or f16 [m, k]) into e4m3 codes (u8 [m, k]) and scales (f32 [m]) as vLLM's
+// dynamic_per_token_scaled_fp8_quant does, and the FP8 GEMM over such codes
+// (kernels/cuda/e4m3_gemm.h: out [m, n] = codes_x codes_w^T * x_scale * w_scale, scales one or
+// one per row, k and n multiples of 16).
+void quantize_rows_e4m3(backend& cuda, const tensor& codes, const tensor& scales, const tensor& x);
+void gemm_e4m3(backend& cuda, const tensor& out, const tensor& x_codes, const tensor& w_codes,
+               const tensor& x_scales, const tensor& w_scales);
+
 // Seconds the device takes to run what `ops` enqueues (CUDA events around it).
 [[nodiscard]] double time_on_stream(backend& cuda, const std::function<void()>& ops);
 

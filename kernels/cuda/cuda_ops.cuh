@@ -52,6 +52,12 @@ void process_logits(const process_logits_params& p, cudaStream_t stream);
 void count_tokens(const count_tokens_params& p, cudaStream_t stream);
 void count_sampled(const count_sampled_params& p, cudaStream_t stream);
 
+// FP8 W8A8 activations: per row of x (f32, bf16 or f16 [rows, width]) the scale
+// max(max|x| / 448, 1 / (448 * 512)) into scales (f32 [rows]) and the e4m3 codes of
+// x * (1 / scale) into codes (u8 [rows, width]).
+void quantize_rows_e4m3(const tensor& codes, const tensor& scales, const tensor& x,
+                        cudaStream_t stream);
+
 // Fills an f32 or bf16 tensor with uniform values in [-scale, scale) from a counter-based
 // hash of (seed, index): benchmark inputs without a host round trip.
 void fill_uniform(const tensor& dst, std::uint32_t seed, float scale, cudaStream_t stream);
