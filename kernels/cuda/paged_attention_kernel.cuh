@@ -28,14 +28,14 @@
 
 #include <cmath>
 #include <cstdint>
-#include <type_traits>
 
 #include "kernels/cuda/block_reduce.cuh"
+#include "kernels/cuda/cache_row.cuh"
 #include "kernels/cuda/device_check.cuh"
 #include "kernels/cuda/element.cuh"
-#include "kernels/cuda/fp8_e4m3.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/paged_batch.cuh"
+#include "kernels/cuda/running_softmax.cuh"
 
 namespace pagedserve::kernels::cuda::paged_attention_detail {
 
@@ -73,124 +73,6 @@ struct row_layout {
                 "head_dim layout");
 };
 
-// One lane's `elems` elements of a key or value row as loaded from a cache of C: 16, 32, 8 or
-// 4 bytes (fp8 codes are a quarter of f32's and half of bf16's bytes).
-template <class C, int elems>
-struct packed_row {
-  static constexpr int bytes = elems * static_cast<int>(sizeof(C));
-  static_assert(bytes % 16 == 0 || bytes == 8 || bytes == 4, "row words");
-  alignas(16) std::uint32_t word[bytes / 4];
-
-  __device__ __forceinline__ void load(const C* p) {
-    if constexpr (bytes % 16 == 0) {
-#pragma unroll
-      for (int i = 0; i < bytes / 16; ++i) {
-        reinterpret_cast<uint4*>(word)[i] = reinterpret_cast<const uint4*>(p)[i];
-      }
-    } else if constexpr (bytes == 8) {
-      *reinterpret_cast<uint2*>(word) = *reinterpret_cast<const uint2*>(p);
-    } else {
-      word[0] = *reinterpret_cast<const std::uint32_t*>(p);
-    }
-  }
-  __device__ __forceinline__ void zero() {
-#pragma unroll
-    for (int i = 0; i < bytes / 4; ++i) word[i] = 0;
-  }
-  // The elements as stored, in fp32: a code's value still wants its scale.
-  __device__ __forceinline__ void to_floats(float (&out)[elems]) const {
-    if constexpr (std::is_same_v<C, std::uint8_t>) {
-      static_assert(elems % 2 == 0, "codes convert in pairs");
-#pragma unroll
-      for (int i = 0; i < elems / 2; ++i) {
-        const float2 pair = e4m3x2_to_float2(reinterpret_cast<const std::uint16_t*>(word)[i]);
-        out[2 * i] = pair.x;
-        out[2 * i + 1] = pair.y;
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < elems; ++i) out[i] = to_float(reinterpret_cast<const C*>(word)[i]);
-    }
-  }
-};
-
-// The running softmax of one lane for G heads over its elements of the rows.
-template <int G, int elems>
-struct running_softmax {
-  float m[G];
-  float l[G];
-  float acc[G][elems];
-
-  __device__ __forceinline__ void reset() {
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      m[g] = -INFINITY;
-      l[g] = 0.0F;
-#pragma unroll
-      for (int e = 0; e < elems; ++e) acc[g][e] = 0.0F;
-    }
-  }
-
-  // Moves head g's running max over its scores s[u] (-inf for rows past the split): rescales
-  // what came before and turns s into the weights p = e^(s - m'), added to l.
-  __device__ __forceinline__ void rescale(int g, float (&s)[unroll_keys]) {
-    float top = m[g];
-#pragma unroll
-    for (int u = 0; u < unroll_keys; ++u) top = fmaxf(top, s[u]);
-    if (top == -INFINITY) {  // no key of this row slot yet
-#pragma unroll
-      for (int u = 0; u < unroll_keys; ++u) s[u] = 0.0F;
-      return;
-    }
-    const float factor = expf(m[g] - top);  // 0 while m was -inf
-    m[g] = top;
-    l[g] *= factor;
-#pragma unroll
-    for (int e = 0; e < elems; ++e) acc[g][e] *= factor;
-#pragma unroll
-    for (int u = 0; u < unroll_keys; ++u) {
-      s[u] = expf(s[u] - top);
-      l[g] += s[u];
-    }
-  }
-
-  // acc[g] += p[g][u] v for value row u (converted once for all G heads).
-  __device__ __forceinline__ void accumulate(const float (&p)[G][unroll_keys], int u,
-                                             const float (&v)[elems]) {
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-#pragma unroll
-      for (int e = 0; e < elems; ++e) acc[g][e] += p[g][u] * v[e];
-    }
-  }
-
-  // Merges the states of the lanes `offset`, 2 `offset`, ... apart (the warp's row slots).
-  template <int first_offset>
-  __device__ __forceinline__ void merge_across_lanes() {
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      float top = m[g];
-#pragma unroll
-      for (int offset = first_offset; offset < 32; offset *= 2) {
-        top = fmaxf(top, shuffle_xor(top, offset));
-      }
-      const float factor = m[g] == -INFINITY ? 0.0F : expf(m[g] - top);
-      float sum = l[g] * factor;
-#pragma unroll
-      for (int offset = first_offset; offset < 32; offset *= 2) sum += shuffle_xor(sum, offset);
-#pragma unroll
-      for (int e = 0; e < elems; ++e) {
-        float a = acc[g][e] * factor;
-#pragma unroll
-        for (int offset = first_offset; offset < 32; offset *= 2) a += shuffle_xor(a, offset);
-        acc[g][e] = a;
-      }
-      m[g] = top;
-      l[g] = sum;
-    }
-  }
-};
-
 // Floats of shared memory for the merge of the warps: acc [warps][G][head_dim], m and l
 // [warps][G]. Within the default 48 KiB for every (G <= 8, head_dim <= 256).
 template <int G, int head_dim>
@@ -216,7 +98,7 @@ template <class T, class C, int head_dim, int G>
 __device__ __forceinline__ void attend_keys(
     const attention_args<T, C>& a, const std::int32_t* table, int kv_head, int first, int key_end,
     int stride, const float (&q)[G][row_layout<T, head_dim>::elems],
-    running_softmax<G, row_layout<T, head_dim>::elems>& state) {
+    running_softmax<G, row_layout<T, head_dim>::elems, unroll_keys>& state) {
   using layout = row_layout<T, head_dim>;
   const int lane = static_cast<int>(threadIdx.x % 32);
   const int slot = lane / layout::lanes;
@@ -309,7 +191,7 @@ __global__ void __launch_bounds__(attention_threads, min_ctas_per_sm<G>)
       q[g][e] = g < heads ? to_float(a.query[(head0 + g) * head_dim + element + e]) : 0.0F;
     }
   }
-  running_softmax<G, layout::elems> state;
+  running_softmax<G, layout::elems, unroll_keys> state;
   state.reset();
   attend_keys<T, C, head_dim, G>(a, a.table(seq), kv_head,
                                  key_begin + warp * layout::keys_per_warp_step, key_end,
