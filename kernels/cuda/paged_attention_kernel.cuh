@@ -76,7 +76,9 @@ struct row_layout {
 // Floats of shared memory for the merge of the warps: acc [warps][G][head_dim], m and l
 // [warps][G]. Within the default 48 KiB for every (G <= 8, head_dim <= 256).
 template <int G, int head_dim>
-constexpr int merge_floats = attention_warps* G*(head_dim + 2);
+constexpr int merge_floats() {
+  return attention_warps * G * (head_dim + 2);
+}
 
 // The sequence owning `row`: the largest s with query_start[s] <= row (skips empty ones).
 __device__ inline int sequence_of(const std::int32_t* query_start, int num_seqs, int row) {

@@ -110,7 +110,7 @@ void launch_tiled(const attention_args<T, C>& a, int num_rows, int num_kv_heads,
   const dim3 grid(static_cast<unsigned int>(num_rows),
                   static_cast<unsigned int>(num_kv_heads * tiles),
                   static_cast<unsigned int>(a.num_splits));
-  constexpr auto shared_bytes = sizeof(float) * merge_floats<G, head_dim>;
+  constexpr auto shared_bytes = sizeof(float) * merge_floats<G, head_dim>();
   static_assert(shared_bytes <= 48 * 1024, "the warps' merge fits the default shared memory");
   launch_kernel(paged_attention_kernel<T, C, head_dim, G>, grid, dim3(attention_threads),
                 shared_bytes, stream, a);
