@@ -74,25 +74,13 @@ void measure(backend& cuda, const projection& p, int rows, int runs) {
 }
 
 int run(int runs) {
-  std::string why;
-  const auto info = kernels::cuda::query_device(&why);
-  if (!info) {
-    std::printf("bench_cuda_gemm: no CUDA device: %s\n", why.c_str());
-    return 0;
-  }
-  std::printf("device: %s sm_%d%d, %d SMs%s\n", info->name.c_str(), info->compute_major,
-              info->compute_minor, info->num_sms,
-              info->emulated ? " (emulated: small shapes, timings meaningless)" : "");
-  auto made = kernels::make_cuda_backend({dtype::bf16, 0});
-  if (!made) {
-    std::fprintf(stderr, "bench_cuda_gemm: %s\n", made.err().message.c_str());
-    return 1;
-  }
-  backend& cuda = **made;
+  bench_device device = open_bench_device("bench_cuda_gemm");
+  if (!device.backend) return device.exit_code;
+  backend& cuda = *device.backend;
   std::printf("gemm %-13s %-8s %5s %14s %10s %8s %10s %9s %9s %8s %7s\n", "model", "proj", "M",
               "N x K", "median_us", "TFLOP/s", "weight_GB/s", "of_roof", "fp8_us", "fp8_TF/s",
               "fp8_x");
-  if (info->emulated) {
+  if (device.emulated) {
     measure(cuda, {"tiny", "qkv", 96, 64}, 4, 1);  // multiples of 16: the FP8 GEMM's rule
     return 0;
   }

@@ -242,22 +242,10 @@ figure gemm(backend& cuda, const std::string& what, int rows, int out_features, 
 }
 
 int run(int runs) {
-  std::string why;
-  const auto info = kernels::cuda::query_device(&why);
-  if (!info) {
-    std::printf("bench_cuda_kernels: no CUDA device: %s\n", why.c_str());
-    return 0;
-  }
-  std::printf("device: %s sm_%d%d, %d SMs%s\n", info->name.c_str(), info->compute_major,
-              info->compute_minor, info->num_sms,
-              info->emulated ? " (emulated: small shapes, timings meaningless)" : "");
-  auto made = kernels::make_cuda_backend({dtype::bf16, 0});
-  if (!made) {
-    std::fprintf(stderr, "bench_cuda_kernels: %s\n", made.err().message.c_str());
-    return 1;
-  }
-  backend& cuda = **made;
-  const bool small = info->emulated;
+  bench_device device = open_bench_device("bench_cuda_kernels");
+  if (!device.backend) return device.exit_code;
+  backend& cuda = *device.backend;
+  const bool small = device.emulated;
   if (small) runs = std::min(runs, 2);
   const attention_shape llama_1b{32, 8, 64};
   const attention_shape llama_8b{32, 8, 128};

@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/device_info.h"
 #include "runtime/model/model_config.h"
 
 namespace pagedserve::bench {
@@ -29,6 +31,37 @@ inline double median_seconds(kernels::backend& cuda, int warmups, int runs,
   for (int i = 0; i < runs; ++i) times.push_back(kernels::time_on_stream(cuda, ops));
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+// A benchmark's start: the device line printed and a bf16 CUDA backend on it. No backend where
+// there is no device (exit_code 0: nothing to measure, said on stdout) or it cannot be made
+// (exit_code 1, said on stderr).
+struct bench_device {
+  std::unique_ptr<kernels::backend> backend;
+  bool emulated = false;
+  int exit_code = 0;
+};
+
+inline bench_device open_bench_device(const char* program) {
+  bench_device device;
+  std::string why;
+  const auto info = kernels::cuda::query_device(&why);
+  if (!info) {
+    std::printf("%s: no CUDA device: %s\n", program, why.c_str());
+    return device;
+  }
+  std::printf("device: %s sm_%d%d, %d SMs%s\n", info->name.c_str(), info->compute_major,
+              info->compute_minor, info->num_sms,
+              info->emulated ? " (emulated: small shapes, timings meaningless)" : "");
+  auto made = kernels::make_cuda_backend({kernels::dtype::bf16, 0});
+  if (!made) {
+    std::fprintf(stderr, "%s: %s\n", program, made.err().message.c_str());
+    device.exit_code = 1;
+    return device;
+  }
+  device.backend = std::move(made).value();
+  device.emulated = info->emulated;
+  return device;
 }
 
 inline result<model_config> read_model_config(const std::string& path) {
