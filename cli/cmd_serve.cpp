@@ -78,6 +78,7 @@ int run_serve(int argc, char** argv) {
   const bool ipv6 = config.host.find(':') != std::string::npos;
   spdlog::info("listening on http://{}{}{}:{}", ipv6 ? "[" : "", config.host, ipv6 ? "]" : "",
                (*server)->port());
+  if (config.ui) spdlog::info("the web playground is at / (docs/playground.md; ui: off hides it)");
   const std::uint64_t num_cancelled = (*server)->wait();
   spdlog::info("stopped ({} requests cancelled at the shutdown deadline)", num_cancelled);
   return 0;

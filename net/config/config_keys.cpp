@@ -28,7 +28,8 @@ std::vector<server_key> server_keys() {
           "port", "TCP port; 0: any free port (logged at start)", PAGEDSERVE_FIELD(port)),
       string_key<server_config>(
           "api_key",
-          "non-empty: every /v1 route needs the header 'Authorization: Bearer <api_key>'",
+          "non-empty: every route but /health and the playground (/, /ui/*) needs the header "
+          "'Authorization: Bearer <api_key>'",
           PAGEDSERVE_FIELD(api_key)),
       string_key<server_config>("served_model_name",
                                 "the model name in the API; empty: the model's own name",
@@ -70,6 +71,11 @@ std::vector<server_key> server_keys() {
       list_key<server_config>("allowed_headers",
                               "CORS: request headers a preflight allows (\"*\": any)",
                               PAGEDSERVE_FIELD(allowed_headers)),
+      bool_key<server_config>(
+          "ui",
+          "on | off: the web playground at / (chat over /v1/stream and a live dashboard of "
+          "/metrics)",
+          PAGEDSERVE_FIELD(ui)),
       unsigned_key<server_config, std::uint32_t>("num_io_threads",
                                                  "threads running the network I/O",
                                                  PAGEDSERVE_FIELD(num_io_threads), 1, 1024),

@@ -21,8 +21,9 @@ struct server_config {
   engine_config engine;
 
   std::string host = "127.0.0.1";
-  std::uint16_t port = 8000;      // 0: any free port (the log and server::port() tell which)
-  std::string api_key;            // non-empty: every /v1 route needs "Authorization: Bearer <key>"
+  std::uint16_t port = 8000;  // 0: any free port (the log and server::port() tell which)
+  // Non-empty: every route but /health and the playground needs "Authorization: Bearer <key>".
+  std::string api_key;
   std::string served_model_name;  // empty: the model's own name (engine_model_info::name)
   // vLLM's --reasoning-parser: "" (none) | qwen3 | deepseek_r1 (net/openai/reasoning_parser.h).
   std::string reasoning_parser;
@@ -41,6 +42,8 @@ struct server_config {
   std::vector<std::string> allowed_methods = {"*"};
   std::vector<std::string> allowed_headers = {"*"};
   std::uint32_t num_io_threads = 2;
+  // The web playground at `/` (web/, docs/playground.md); off: `/` and /ui/* are 404.
+  bool ui = true;
 
   // Limits on every connection.
   std::uint32_t max_connections = 4096;            // more are closed at accept

@@ -15,6 +15,7 @@
 #include "net/http/http_session.h"
 #include "net/http/request_rules.h"
 #include "net/http/websocket_session.h"
+#include "net/http/ws_subprotocol.h"
 #include "net/openai/json_body.h"
 #include "net/openai/request_fields.h"
 #include "net/openai/tokenize_request.h"
@@ -41,7 +42,12 @@ void http_session::handle_request() {
   }
   const route r = std::get<route>(match);
   if (needs_api_key(r)) {
-    if (auto denied = check_api_key(ctx_.config.api_key, to_std(req[http::field::authorization]))) {
+    const std::string_view header = to_std(req[http::field::authorization]);
+    const std::string authorization =
+        r == route::stream
+            ? upgrade_authorization(header, to_std(req[http::field::sec_websocket_protocol]))
+            : std::string(header);
+    if (auto denied = check_api_key(ctx_.config.api_key, authorization)) {
       answer_error(*denied);
       return;
     }
@@ -100,6 +106,10 @@ void http_session::handle_route(route r) {
       return;
     case route::stream:
       upgrade_to_websocket();
+      return;
+    case route::playground:
+    case route::ui_asset:
+      handle_playground(r);
       return;
   }
 }

@@ -109,6 +109,8 @@ class http_session final : public std::enable_shared_from_this<http_session>,
   void on_stats(std::uint64_t serial, const engine_stats& stats);
   void handle_completion(route r);
   void upgrade_to_websocket();
+  // playground_route.cpp: GET / and /ui/{path}.
+  void handle_playground(route r);
   void answer(unsigned status, std::string_view content_type, std::string body);
   void answer_error(const api_error& err, std::string_view allow = {});
 

@@ -16,7 +16,8 @@ struct route_entry {
   route r;
 };
 
-constexpr std::array<route_entry, 9> routes = {{
+constexpr std::array<route_entry, 10> routes = {{
+    {"/", http::verb::get, route::playground},
     {"/health", http::verb::get, route::health},
     {"/v1/models", http::verb::get, route::models},
     {"/metrics", http::verb::get, route::metrics},
@@ -28,9 +29,19 @@ constexpr std::array<route_entry, 9> routes = {{
     {"/version", http::verb::get, route::version},
 }};
 
-// GET /v1/models/{id}: the one route with a parameter.
+// The routes with a parameter: GET /v1/models/{id} and GET /ui/{path}.
 constexpr std::string_view k_model_prefix = "/v1/models/";
-constexpr route_entry k_model_route{k_model_prefix, http::verb::get, route::model};
+constexpr std::string_view k_ui_prefix = "/ui/";
+constexpr std::array<route_entry, 2> prefix_routes = {{
+    {k_model_prefix, http::verb::get, route::model},
+    {k_ui_prefix, http::verb::get, route::ui_asset},
+}};
+
+// The part of `path` after `prefix`; empty when path does not start with it or ends there.
+std::string_view after_prefix(std::string_view path, std::string_view prefix) {
+  if (path.size() <= prefix.size() || path.substr(0, prefix.size()) != prefix) return {};
+  return path.substr(prefix.size());
+}
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -110,10 +121,10 @@ route_outcome match_route(http::verb method, std::string_view target) {
     if (!allow.empty()) allow += ", ";
     allow += allowed_methods(entry);
   }
-  if (path.size() > k_model_prefix.size() &&
-      path.substr(0, k_model_prefix.size()) == k_model_prefix) {
-    if (accepts(k_model_route, method)) return k_model_route.r;
-    allow = allowed_methods(k_model_route);
+  for (const route_entry& entry : prefix_routes) {
+    if (after_prefix(path, entry.path).empty()) continue;
+    if (accepts(entry, method)) return entry.r;
+    allow = allowed_methods(entry);
   }
   if (allow.empty()) {
     return route_error{not_found("no route for " + printable_excerpt(path)), {}};
@@ -125,18 +136,19 @@ route_outcome match_route(http::verb method, std::string_view target) {
 }
 
 std::string model_id_of(std::string_view target) {
-  const std::string_view path = request_path(target).value_or(target);
-  if (path.size() <= k_model_prefix.size() ||
-      path.substr(0, k_model_prefix.size()) != k_model_prefix) {
-    return "";
-  }
-  return percent_decoded(path.substr(k_model_prefix.size()));
+  return percent_decoded(after_prefix(request_path(target).value_or(target), k_model_prefix));
 }
 
-// As health and metrics, the version is public (vLLM's API key guards /v1 only); tokenize
-// and detokenize spend engine-side CPU on the tokenizer, so they take the key like /v1.
+std::string_view ui_asset_path_of(std::string_view target) {
+  return after_prefix(request_path(target).value_or(target), k_ui_prefix);
+}
+
+// vLLM's key guards /v1 only; ours guards everything a stranger could learn from or spend
+// CPU on (metrics and version included: the playground's dashboard sends the key), except
+// the liveness probe and the playground's static files, which the page needs before it can
+// ask for the key.
 bool needs_api_key(route r) {
-  return r != route::health && r != route::metrics && r != route::version;
+  return r != route::health && r != route::playground && r != route::ui_asset;
 }
 
 std::optional<api_error> check_api_key(std::string_view api_key, std::string_view authorization) {

@@ -1,7 +1,8 @@
 #pragma once
 // router: method + path → route. Unknown paths are 404, a known path with the wrong method
 // is 405 with an Allow header; HEAD is accepted wherever GET is (the session sends GET's
-// head without its body); /v1/* routes need the API key when one is configured.
+// head without its body). With an API key configured, every route needs it except the
+// playground (`/` and `/ui/*`, which hold no data: the page asks for the key) and /health.
 
 #include <optional>
 #include <string>
@@ -25,6 +26,8 @@ enum class route {
   tokenize,          // POST /tokenize (vLLM)
   detokenize,        // POST /detokenize (vLLM)
   version,           // GET /version (vLLM)
+  playground,        // GET / (the web playground's page, web/static/index.html)
+  ui_asset,          // GET /ui/{path} (its scripts, styles, icon: ui_asset_path_of)
 };
 
 struct route_error {
@@ -45,6 +48,9 @@ using route_outcome = std::variant<route, route_error>;
 // The {id} of GET /v1/models/{id}, percent-decoded; it may hold '/' (hub names such as
 // meta-llama/Llama-3.2-1B, which clients send unencoded). Empty for any other target.
 [[nodiscard]] std::string model_id_of(std::string_view target);
+
+// The {path} of GET /ui/{path} (not decoded: asset names are plain). Empty otherwise.
+[[nodiscard]] std::string_view ui_asset_path_of(std::string_view target);
 
 [[nodiscard]] bool needs_api_key(route r);
 // The 401 error when `authorization` (the header's value) does not carry "Bearer <api_key>";

@@ -10,6 +10,7 @@
 #include <boost/beast/websocket/error.hpp>
 
 #include "net/http/engine_bridge.h"
+#include "net/http/ws_subprotocol.h"
 
 namespace pagedserve::net {
 namespace {
@@ -44,8 +45,14 @@ void websocket_session::run(beast::http::request<beast::http::string_body> upgra
   timeouts.idle_timeout = to_duration(2.0 * ctx_.config.ws_ping_interval_s);
   timeouts.keep_alive_pings = true;
   ws_.set_option(timeouts);
-  ws_.set_option(websocket::stream_base::decorator(
-      [](websocket::response_type& res) { res.set(beast::http::field::server, "pagedserve"); }));
+  const beast::string_view offered = upgrade[beast::http::field::sec_websocket_protocol];
+  const bool select_subprotocol =
+      parse_offered_subprotocols({offered.data(), offered.size()}).pagedserve;
+  ws_.set_option(
+      websocket::stream_base::decorator([select_subprotocol](websocket::response_type& res) {
+        res.set(beast::http::field::server, "pagedserve");
+        if (select_subprotocol) res.set(beast::http::field::sec_websocket_protocol, ws_subprotocol);
+      }));
   ws_.read_message_max(ctx_.config.ws_max_message_bytes);
   ws_.text(true);
   ws_.async_accept(upgrade,

@@ -49,6 +49,7 @@ void expect_same(const server_config& a, const server_config& b) {
   EXPECT_EQ(a.enable_auto_tool_choice, b.enable_auto_tool_choice);
   EXPECT_EQ(a.chat_template, b.chat_template);
   EXPECT_EQ(a.trust_request_chat_template, b.trust_request_chat_template);
+  EXPECT_EQ(a.ui, b.ui);
   EXPECT_EQ(a.num_io_threads, b.num_io_threads);
   EXPECT_EQ(a.max_connections, b.max_connections);
   EXPECT_EQ(a.max_header_bytes, b.max_header_bytes);

@@ -102,6 +102,7 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "allowed_origins",
                                             "allowed_methods",
                                             "allowed_headers",
+                                            "ui",
                                             "num_io_threads",
                                             "max_connections",
                                             "max_header_bytes",

@@ -141,7 +141,9 @@ it('after the table: /health is 200, a normal completion works, nothing is left 
   const res = await post_json(servers.main.port, '/v1/completions', { model: served_model_name, prompt: 'still alive', max_tokens: 3 });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.json.usage.prompt_tokens, completion_prompt_tokens('still alive'));
-  for (const server of Object.values(servers)) await wait_until_idle(server.port);
+  for (const server of Object.values(servers)) {
+    await wait_until_idle(server.port, 15000, server === servers.auth ? { authorization: 'Bearer secret' } : {});
+  }
   for (const server of Object.values(servers)) assert.equal(server.exit, null, 'server exited');
 });
 

@@ -1,33 +1,20 @@
 #include "net/http/http_responses.h"
 
 #include <gtest/gtest.h>
-#include <boost/asio/buffer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/string_body.hpp>
+
+#include "tests/net/http/response_parser.h"
 
 namespace pagedserve::net {
 namespace {
 
 namespace http = boost::beast::http;
 
-// Parses the bytes with Beast's own parser: an independent check of the framing.
-http::response<http::string_body> parse(const std::string& bytes) {
-  http::response_parser<http::string_body> parser;
-  parser.eager(true);
-  boost::beast::error_code ec;
-  std::size_t used = 0;
-  while (!ec && !parser.is_done() && used < bytes.size()) {
-    used += parser.put(boost::asio::buffer(bytes.data() + used, bytes.size() - used), ec);
-  }
-  EXPECT_FALSE(ec) << ec.message();
-  EXPECT_EQ(used, bytes.size());
-  EXPECT_TRUE(parser.is_done());
-  return parser.release();
-}
+using testing::parse_response;
 
 TEST(HttpResponses, JsonResponseWithLength) {
-  const auto res = parse(make_response(response_head{200, true, {}}, "application/json", "{}"));
+  const auto res =
+      parse_response(make_response(response_head{200, true, {}}, "application/json", "{}"));
   EXPECT_EQ(res.result_int(), 200u);
   EXPECT_EQ(res.body(), "{}");
   EXPECT_TRUE(res.keep_alive());
@@ -47,8 +34,8 @@ TEST(HttpResponses, AnswerToHeadIsTheHeadAlone) {
 }
 
 TEST(HttpResponses, ErrorResponseCarriesAllowAndClose) {
-  const auto res =
-      parse(make_error_response(response_head{405, false, "POST"}, method_not_allowed("no")));
+  const auto res = parse_response(
+      make_error_response(response_head{405, false, "POST"}, method_not_allowed("no")));
   EXPECT_EQ(res.result_int(), 405u);
   EXPECT_EQ(res[http::field::allow], "POST");
   EXPECT_FALSE(res.keep_alive());
@@ -58,7 +45,7 @@ TEST(HttpResponses, ErrorResponseCarriesAllowAndClose) {
 TEST(HttpResponses, EventStreamIsChunkedEvents) {
   const std::string bytes = make_event_stream_head(true) + make_event_chunk("{\"a\":1}") +
                             make_event_chunk("[DONE]") + std::string(last_chunk());
-  const auto res = parse(bytes);
+  const auto res = parse_response(bytes);
   EXPECT_EQ(res[http::field::content_type], "text/event-stream");
   EXPECT_EQ(res[http::field::cache_control], "no-cache");
   EXPECT_TRUE(res.chunked());

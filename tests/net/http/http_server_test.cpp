@@ -67,7 +67,9 @@ TEST(HttpServer, UnknownPathIs404AndWrongMethodIs405WithAllow) {
   EXPECT_EQ(query.result_int(), 200u);
 }
 
-TEST(HttpServer, ApiKeyGuardsV1RoutesOnly) {
+// With a key, only /health and the playground's files answer without it (issue 26: the page
+// must load before it can ask for the key; /metrics and /version need it, unlike vLLM).
+TEST(HttpServer, ApiKeyGuardsAllButHealthAndThePlayground) {
   server_config config = test_config();
   config.api_key = "sekret";
   auto s = start_server(config);
@@ -83,7 +85,43 @@ TEST(HttpServer, ApiKeyGuardsV1RoutesOnly) {
   EXPECT_EQ(c.request(http::verb::post, "/v1/completions", completion_body(2, false)).result_int(),
             401u);
   EXPECT_EQ(c.request(http::verb::get, "/health").result_int(), 200u);
-  EXPECT_EQ(c.request(http::verb::get, "/metrics").result_int(), 200u);
+  EXPECT_EQ(c.request(http::verb::get, "/").result_int(), 200u);
+  EXPECT_EQ(c.request(http::verb::get, "/ui/main.js").result_int(), 200u);
+  EXPECT_EQ(c.request(http::verb::get, "/metrics").result_int(), 401u);
+  EXPECT_EQ(c.request(http::verb::get, "/version").result_int(), 401u);
+  EXPECT_EQ(
+      c.request(http::verb::get, "/metrics", {}, {{"Authorization", "Bearer sekret"}}).result_int(),
+      200u);
+}
+
+TEST(HttpServer, PlaygroundIsServedWithRevalidation) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  http_client c(s->port());
+  const auto page = c.request(http::verb::get, "/");
+  ASSERT_EQ(page.result_int(), 200u);
+  EXPECT_EQ(page[http::field::content_type], "text/html; charset=utf-8");
+  EXPECT_NE(page.body().find("<script type=\"module\" src=\"ui/main.js\">"), std::string::npos);
+  const std::string etag(page[http::field::etag]);
+  ASSERT_FALSE(etag.empty());
+  const auto again = c.request(http::verb::get, "/", {}, {{"If-None-Match", etag}});
+  EXPECT_EQ(again.result_int(), 304u);
+  EXPECT_TRUE(again.body().empty());
+  EXPECT_EQ(c.request(http::verb::get, "/ui/nothing.js").result_int(), 404u);
+  EXPECT_EQ(c.request(http::verb::post, "/", "{}").result_int(), 405u);
+}
+
+TEST(HttpServer, UiOffAnswers404AndKeepsTheApi) {
+  server_config config = test_config();
+  config.ui = false;
+  auto s = start_server(config);
+  ASSERT_TRUE(s);
+  http_client c(s->port());
+  const auto page = c.request(http::verb::get, "/");
+  EXPECT_EQ(page.result_int(), 404u);
+  EXPECT_NE(page.body().find("ui: off"), std::string::npos) << page.body();
+  EXPECT_EQ(c.request(http::verb::get, "/ui/main.js").result_int(), 404u);
+  EXPECT_EQ(c.request(http::verb::get, "/v1/models").result_int(), 200u);
 }
 
 TEST(HttpServer, InvalidJsonAndInvalidFieldsAre400) {

@@ -99,11 +99,13 @@ TEST(HttpTokenize, VersionAndModelRetrieve) {
   auto s = start_server(config);
   ASSERT_TRUE(s);
   http_client c(s->port());
-  const auto version = c.request(http::verb::get, "/version");  // public, as /health
+  const std::pair<std::string, std::string> key{"Authorization", "Bearer sekret"};
+  // Guarded, unlike vLLM's: with a key only /health and the playground are public.
+  EXPECT_EQ(c.request(http::verb::get, "/version").result_int(), 401U);
+  const auto version = c.request(http::verb::get, "/version", {}, {key});
   ASSERT_EQ(version.result_int(), 200U);
   EXPECT_EQ(json::parse(version.body()).at("version").as_string(), PAGEDSERVE_PROJECT_VERSION);
 
-  const std::pair<std::string, std::string> key{"Authorization", "Bearer sekret"};
   EXPECT_EQ(c.request(http::verb::get, "/v1/models/pagedserve-demo").result_int(), 401U);
   EXPECT_EQ(c.request(http::verb::post, "/tokenize", R"({"prompt": "a"})").result_int(), 401U);
   const auto card = c.request(http::verb::get, "/v1/models/pagedserve-demo", {}, {key});

@@ -25,6 +25,26 @@ TEST(Router, EveryRouteByMethodAndPath) {
   EXPECT_EQ(expect_route(http::verb::post, "/detokenize"), route::detokenize);
   EXPECT_EQ(expect_route(http::verb::get, "/version"), route::version);
   EXPECT_EQ(expect_route(http::verb::get, "/v1/models/demo"), route::model);
+  EXPECT_EQ(expect_route(http::verb::get, "/"), route::playground);
+  EXPECT_EQ(expect_route(http::verb::get, "/?q=1"), route::playground);
+  EXPECT_EQ(expect_route(http::verb::get, "/ui/main.js"), route::ui_asset);
+}
+
+// GET /ui/{path}: the playground's files; /ui/ alone names none, and a POST is a 405.
+TEST(Router, UiAssetsTakeTheRestOfThePath) {
+  EXPECT_EQ(ui_asset_path_of("/ui/style.css?v=2"), "style.css");
+  EXPECT_EQ(ui_asset_path_of("http://host:8000/ui/main.js"), "main.js");
+  EXPECT_EQ(ui_asset_path_of("/ui/"), "");
+  EXPECT_EQ(ui_asset_path_of("/v1/models/x"), "");
+  const route_outcome bare = match_route(http::verb::get, "/ui/");
+  ASSERT_TRUE(std::holds_alternative<route_error>(bare));
+  EXPECT_EQ(std::get<route_error>(bare).error.status, 404u);
+  const route_outcome post = match_route(http::verb::post, "/ui/main.js");
+  ASSERT_TRUE(std::holds_alternative<route_error>(post));
+  EXPECT_EQ(std::get<route_error>(post).error.status, 405u);
+  const route_outcome post_page = match_route(http::verb::post, "/");
+  ASSERT_TRUE(std::holds_alternative<route_error>(post_page));
+  EXPECT_EQ(std::get<route_error>(post_page).allow, "GET, HEAD");
 }
 
 // GET /v1/models/{id}: hub names keep their '/', percent escapes are decoded, and the
@@ -42,8 +62,8 @@ TEST(Router, ModelRetrieveTakesTheRestOfThePathAsTheId) {
   EXPECT_EQ(std::get<route_error>(post).allow, "GET, HEAD");
 }
 
-TEST(Router, TheVersionIsPublicAndTokenizeTakesTheKey) {
-  EXPECT_FALSE(needs_api_key(route::version));
+TEST(Router, TheVersionAndTokenizeTakeTheKey) {
+  EXPECT_TRUE(needs_api_key(route::version));
   EXPECT_TRUE(needs_api_key(route::tokenize));
   EXPECT_TRUE(needs_api_key(route::detokenize));
   EXPECT_TRUE(needs_api_key(route::model));
@@ -96,9 +116,13 @@ TEST(Router, MessagesQuoteOnlyPrintableBytes) {
   EXPECT_EQ(std::get<route_error>(out).error.message, "no route for /??abc");
 }
 
-TEST(Router, ApiKeyOnlyOnV1Routes) {
+// Everything but the liveness probe and the playground's static files (which hold no data:
+// the page asks for the key before it calls anything).
+TEST(Router, ApiKeyOnEveryRouteButHealthAndThePlayground) {
   EXPECT_FALSE(needs_api_key(route::health));
-  EXPECT_FALSE(needs_api_key(route::metrics));
+  EXPECT_FALSE(needs_api_key(route::playground));
+  EXPECT_FALSE(needs_api_key(route::ui_asset));
+  EXPECT_TRUE(needs_api_key(route::metrics));
   EXPECT_TRUE(needs_api_key(route::models));
   EXPECT_TRUE(needs_api_key(route::stream));
   EXPECT_FALSE(check_api_key("", ""));

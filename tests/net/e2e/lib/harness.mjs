@@ -69,11 +69,12 @@ export function with_deadline(promise, ms, what) {
 
 const max_log_chars = 256 * 1024;
 
-// One `pagedserve serve --port 0 ...` child. args: flags after `serve` (without --port).
+// One `pagedserve serve --port <port> ...` child. args: flags after `serve` (without --port);
+// port 0 (the default) lets the kernel pick a free one, a restart passes the old one.
 export class server_process {
-  constructor(binary, args = [], { env = {}, startup_timeout_ms = 60000 } = {}) {
+  constructor(binary, args = [], { env = {}, startup_timeout_ms = 60000, port = 0 } = {}) {
     this.binary = binary;
-    this.args = ['serve', '--port', '0', ...(args.includes('--model') ? [] : ['--model', 'demo-random']), ...args];
+    this.args = ['serve', '--port', String(port), ...(args.includes('--model') ? [] : ['--model', 'demo-random']), ...args];
     this.env = env;
     this.startup_timeout_ms = startup_timeout_ms;
     this.log = '';
@@ -259,21 +260,22 @@ export function metric_sum(series, name, label_filter = () => true) {
   return found ? total : undefined;
 }
 
-export async function fetch_metrics(port) {
-  const res = await http_request(port, 'GET', '/metrics');
+// headers: the Authorization a server with an api_key needs for /metrics.
+export async function fetch_metrics(port, headers = {}) {
+  const res = await http_request(port, 'GET', '/metrics', { headers });
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${res.text}`);
   return { text: res.text, series: parse_metrics(res.text), headers: res.headers };
 }
 
 // Waits until no request runs or waits and every KV block is back in the pool; returns the
 // metrics seen then.
-export async function wait_until_idle(port, timeout_ms = 15000) {
+export async function wait_until_idle(port, timeout_ms = 15000, headers = {}) {
   let state = {};
   try {
     return await poll_until(
       'the server to go idle',
       async () => {
-        const { series } = await fetch_metrics(port);
+        const { series } = await fetch_metrics(port, headers);
         state = {
           running: metric_sum(series, 'pagedserve:num_requests_running'),
           waiting: metric_sum(series, 'pagedserve:num_requests_waiting'),
