@@ -15,6 +15,7 @@ packages=(
   prometheus  # promtool: tests check the /metrics text format
   curl        # tests/net/e2e/curl_sse.mjs: raw SSE
   gnuplot-nox # pagedserve-bench draws its sweep plots with it
+  chromium    # tests/net/e2e/playground.mjs drives the web playground headless
 )
 
 missing=()

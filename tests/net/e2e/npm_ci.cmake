@@ -4,6 +4,7 @@
 set(installed ${DIR}/node_modules/.package-lock.json)
 set(needed TRUE)
 if(EXISTS ${DIR}/node_modules/openai/package.json AND EXISTS ${DIR}/node_modules/ws/package.json
+   AND EXISTS ${DIR}/node_modules/playwright-core/package.json
    AND EXISTS ${installed} AND NOT ${DIR}/package-lock.json IS_NEWER_THAN ${installed})
   set(needed FALSE)
 endif()
