@@ -3,7 +3,9 @@
 // console error; a chat whose tokens appear one WebSocket delta at a time and read exactly
 // what a plain `ws` client gets for the same request; Stop cancels on the server (running
 // back to 0, every KV block back); the dashboard shows /metrics (its latency percentiles are
-// Prometheus's histogram_quantile of the same scrapes). Saves a screenshot of the chat and
+// Prometheus's histogram_quantile of the same scrapes); the settings send only what is
+// filled in, a regex constrains the reply and a schema that is not JSON is named, not sent.
+// Saves a screenshot of the chat and
 // one of the dashboard (PAGEDSERVE_SCREENSHOT_DIR, else a temporary folder).
 
 import assert from 'node:assert/strict';
@@ -225,6 +227,30 @@ it('the dashboard shows /metrics: load while a request runs, percentiles of the 
   assert.equal(await page.isHidden('#dashboard-error'), true);
   await page.screenshot({ path: join(shots, 'playground-dashboard.png') });
   console.log(`screenshot: ${join(shots, 'playground-dashboard.png')}`);
+  assert.deepEqual(watch.unexpected_errors(), []);
+  await context.close();
+});
+
+it('settings: empty fields are not sent, a regex constrains the reply, a bad schema is named', async () => {
+  const { context, page, watch } = await open_page(browser, `${random.base_url}/`);
+  await wait_connection(page);
+  await page.selectOption('#settings [name="format"]', 'json_schema');
+  await set_field(page, 'format_detail', '{"type": "object",');
+  await send_message(page, 'Answer');
+  await page.waitForSelector('#settings-error:not([hidden])');
+  assert.match(await page.textContent('#settings-error'), /^the JSON schema is not JSON: /);
+  assert.deepEqual(watch.sent('chat.completion'), []);
+
+  await page.selectOption('#settings [name="format"]', 'regex');
+  await set_field(page, 'format_detail', '(yes|no)');
+  await set_field(page, 'max_tokens', 16);
+  await send_message(page, 'Answer');
+  const reply = await wait_reply(page, ['done', 'error']);
+  assert.match(reply.text, /^(yes|no)$/, reply.status);
+  assert.equal(await page.isHidden('#settings-error'), true);
+  const request = watch.sent('chat.completion')[0];
+  assert.deepEqual(Object.keys(request).sort(), ['id', 'max_tokens', 'messages', 'model', 'structured_outputs', 'type']);
+  assert.deepEqual(request.structured_outputs, { regex: '(yes|no)' });
   assert.deepEqual(watch.unexpected_errors(), []);
   await context.close();
 });
