@@ -5,8 +5,8 @@
 // back to 0, every KV block back); the dashboard shows /metrics (its latency percentiles are
 // Prometheus's histogram_quantile of the same scrapes); the settings send only what is
 // filled in, a regex constrains the reply and a schema that is not JSON is named, not sent.
-// Saves a screenshot of the chat and
-// one of the dashboard (PAGEDSERVE_SCREENSHOT_DIR, else a temporary folder).
+// Saves a screenshot of the chat and one of the dashboard (PAGEDSERVE_SCREENSHOT_DIR, else a
+// temporary folder).
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
