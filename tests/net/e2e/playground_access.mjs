@@ -43,7 +43,8 @@ after(async () => {
   await Promise.all([keyed?.stop(), plain?.stop(), restarted?.stop()]);
 });
 
-const it = (name, fn) => server_test(name, () => [keyed, plain, restarted], fn, { timeout: 120000 });
+// Under ASan the whole file took 113 s in CI (the backpressure case most of it).
+const it = (name, fn) => server_test(name, () => [keyed, plain, restarted], fn, { timeout: 240000 });
 
 // Chrome logs each refused fetch or WebSocket as a console error; these tests expect some.
 const refused_fetch = /Failed to load resource: the server responded with a status of 401/;
