@@ -9,6 +9,11 @@ function element(tag, class_name, text) {
   return node;
 }
 
+function logprob_line(l) {
+  const top = l.top?.length ? ` (top: ${l.top.map((t) => `${t.token_id} ${t.logprob.toFixed(2)}`).join(', ')})` : '';
+  return `${l.token_id}: ${l.logprob.toFixed(3)}${top}`;
+}
+
 export class reply_view {
   constructor(container, role) {
     this.node = element('div', `message ${role === 'assistant' ? 'assistant' : 'completion'}`);
@@ -18,20 +23,23 @@ export class reply_view {
     container.append(this.node);
     this.content = '';
     this.container = container;
+    this.pending_logprobs = []; // of deltas without text yet (a UTF-8 character still incomplete)
+    this.last_span = null;
   }
 
-  // One node per delta: the DOM shows the tokens as they arrived. With logprobs the node is
-  // a span whose tooltip lists each token's logprob and its top alternatives (token ids: a
-  // delta's text may not split at token boundaries).
+  // One node per delta with text: the DOM shows the tokens as they arrived. With logprobs the
+  // node is a span whose tooltip lists its tokens' logprobs and top alternatives, one line per
+  // token (token ids: a delta's text may not split at token boundaries), those of textless
+  // deltas before it included.
   append(text, logprobs) {
+    if (logprobs?.length) this.pending_logprobs.push(...logprobs);
     if (!text) return;
     this.content += text;
-    if (logprobs?.length) {
-      const span = element('span', 'token', text);
-      span.title = logprobs
-        .map((l) => `${l.token_id}: ${l.logprob.toFixed(3)}` + (l.top?.length ? ` (top: ${l.top.map((t) => `${t.token_id} ${t.logprob.toFixed(2)}`).join(', ')})` : ''))
-        .join('\n');
-      this.text.append(span);
+    if (this.pending_logprobs.length) {
+      this.last_span = element('span', 'token', text);
+      this.last_span.title = this.pending_logprobs.map(logprob_line).join('\n');
+      this.pending_logprobs = [];
+      this.text.append(this.last_span);
     } else {
       this.text.append(document.createTextNode(text));
     }
@@ -39,6 +47,9 @@ export class reply_view {
   }
 
   finish(done) {
+    if (this.last_span && this.pending_logprobs.length) {
+      this.last_span.title += `\n${this.pending_logprobs.map(logprob_line).join('\n')}`;
+    }
     const usage = done.usage ? `, ${done.usage.completion_tokens} tokens` : '';
     const reason = done.finish_reason === 'abort' ? 'stopped' : done.finish_reason;
     this.node.dataset.state = done.finish_reason === 'abort' ? 'stopped' : 'done';

@@ -56,6 +56,15 @@ export class stream_connection {
     };
   }
 
+  // Closes the socket for good (no reconnect); pending requests fail.
+  close() {
+    clearTimeout(this.retry_timer);
+    const socket = this.socket;
+    this.socket = null;
+    this.fail_all('the connection was closed');
+    socket?.close();
+  }
+
   retry_later() {
     clearTimeout(this.retry_timer);
     this.retry_timer = setTimeout(() => this.connect(), this.backoff_ms);
