@@ -43,7 +43,18 @@ export class reply_view {
     } else {
       this.text.append(document.createTextNode(text));
     }
-    this.container.scrollTop = this.container.scrollHeight;
+    this.scroll_soon();
+  }
+
+  // One scroll per frame, not per delta: reading scrollHeight forces a layout, and a fast
+  // stream (hundreds of deltas a second) would otherwise keep the main thread busy with it.
+  scroll_soon() {
+    if (this.scroll_pending) return;
+    this.scroll_pending = true;
+    requestAnimationFrame(() => {
+      this.scroll_pending = false;
+      this.container.scrollTop = this.container.scrollHeight;
+    });
   }
 
   finish(done) {

@@ -141,9 +141,18 @@ it('Stop cancels the request on the server: running back to 0, every KV block ba
   // demo-random's longest reply (max_model_len 2048): seconds of streaming on this machine.
   await set_field(page, 'max_tokens', 2000);
   await set_field(page, 'ignore_eos', true);
+  // Stop is clicked by the page itself the moment the third delta is shown: a click from here
+  // could arrive after demo-random's 2000 tokens (about 4 s) are all there.
+  await page.evaluate(() => {
+    const observer = new MutationObserver(() => {
+      if (document.querySelector('#transcript .generated')?.childNodes.length >= 3) {
+        observer.disconnect();
+        document.getElementById('stop').click();
+      }
+    });
+    observer.observe(document.getElementById('transcript'), { childList: true, subtree: true });
+  });
   await send_message(page, 'Go');
-  await page.waitForFunction(() => document.querySelector('#transcript .generated')?.childNodes.length >= 3);
-  await page.click('#stop');
   const reply = await wait_reply(page, ['stopped', 'done']);
   assert.equal(reply.state, 'stopped', reply.status);
   const tokens = Number(/^stopped, (\d+) tokens$/.exec(reply.status)?.[1]);

@@ -50,10 +50,12 @@ export class page_watch {
     });
   }
 
-  // The response bodies, once every one has been read.
+  // The responses so far, once their bodies have been read (one that arrives meanwhile, such
+  // as the dashboard's next scrape, is left out rather than returned without its body).
   async settled_responses() {
-    await Promise.all(this.pending);
-    return this.responses;
+    const count = this.responses.length;
+    await Promise.all(this.pending.slice(0, count));
+    return this.responses.slice(0, count);
   }
 
   sent(type) {
