@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "net/http/header_list.h"
 #include "net/http/router.h"
 
 namespace pagedserve::net {
@@ -42,14 +43,6 @@ std::optional<api_error> check_host(const http::request_header<>& head) {
   return std::nullopt;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -64,12 +57,8 @@ std::vector<std::string_view> transfer_codings(const http::request_header<>& hea
   std::vector<std::string_view> codings;
   const auto [first, last] = head.equal_range(http::field::transfer_encoding);
   for (auto it = first; it != last; ++it) {
-    std::string_view list = to_std(it->value());
-    while (!list.empty()) {
-      const std::size_t comma = list.find(',');
-      const std::string_view element = trim(list.substr(0, comma));
-      if (!element.empty()) codings.push_back(element);
-      list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    for (const std::string_view coding : list_elements(to_std(it->value()))) {
+      codings.push_back(coding);
     }
   }
   return codings;
@@ -118,7 +107,7 @@ std::optional<api_error> check_websocket_key(const http::request_header<>& head)
   if (head.count(http::field::sec_websocket_key) != 1) {
     return bad_request("a WebSocket upgrade needs exactly one Sec-WebSocket-Key header");
   }
-  const std::string_view key = trim(to_std(head[http::field::sec_websocket_key]));
+  const std::string_view key = trim_ows(to_std(head[http::field::sec_websocket_key]));
   if (!is_base64_of_16_bytes(key)) {
     return bad_request("Sec-WebSocket-Key " + quoted(key) + " is not base64 of 16 bytes");
   }

@@ -1,5 +1,7 @@
 #include "net/http/static_files.h"
 
+#include "net/http/header_list.h"
+
 #include <sstream>
 
 #include <boost/beast/http/message.hpp>
@@ -16,12 +18,6 @@ constexpr std::string_view page_policy =
     "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'";
 
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
 }  // namespace
 
 const web::web_asset* asset_for_target(bool playground, std::string_view ui_path) {
@@ -29,13 +25,9 @@ const web::web_asset* asset_for_target(bool playground, std::string_view ui_path
 }
 
 bool etag_matches(std::string_view if_none_match, const web::web_asset& asset) {
-  while (!if_none_match.empty()) {
-    const std::size_t comma = if_none_match.find(',');
-    std::string_view tag = trimmed(if_none_match.substr(0, comma));
+  for (std::string_view tag : list_elements(if_none_match)) {
     if (tag.substr(0, 2) == "W/") tag.remove_prefix(2);  // If-None-Match compares weakly
     if (tag == "*" || tag == asset.etag) return true;
-    if (comma == std::string_view::npos) break;
-    if_none_match.remove_prefix(comma + 1);
   }
   return false;
 }

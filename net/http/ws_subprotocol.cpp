@@ -1,13 +1,9 @@
 #include "net/http/ws_subprotocol.h"
 
+#include "net/http/header_list.h"
+
 namespace pagedserve::net {
 namespace {
-
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -33,10 +29,7 @@ std::optional<std::string> from_hex(std::string_view hex) {
 
 offered_subprotocols parse_offered_subprotocols(std::string_view header) {
   offered_subprotocols offered;
-  while (!header.empty()) {
-    const std::size_t comma = header.find(',');
-    const std::string_view entry = trimmed(header.substr(0, comma));
-    header = comma == std::string_view::npos ? std::string_view{} : header.substr(comma + 1);
+  for (const std::string_view entry : list_elements(header)) {
     if (entry == ws_subprotocol) {
       offered.pagedserve = true;
     } else if (!offered.api_key && entry.size() > ws_api_key_subprotocol_prefix.size() &&
