@@ -27,6 +27,7 @@
 
 #include "actors/engine_errors.h"
 #include "actors/messages.h"
+#include "actors/router_actor.h"
 #include "actors/spawn_engine.h"
 
 namespace pagedserve {
@@ -280,7 +281,53 @@ engine::~engine() {
 }
 
 result<std::unique_ptr<engine>> engine::start(engine_config config) {
+  return start(std::move(config), replica_plan{});
+}
+
+namespace {
+
+// Spawns one engine per "local" entry and the router in front of them.
+result<actors::spawned_engine> spawn_replicas(caf::actor_system& system,
+                                              const engine_config& config,
+                                              const replica_plan& plan) {
+  std::vector<actors::router_replica> replicas;
+  std::optional<engine_model_info> model;
+  const auto stop_spawned = [&] {
+    for (const auto& r : replicas) caf::anon_send_exit(r.actor, caf::exit_reason::kill);
+  };
+  for (std::size_t i = 0; i < plan.replicas.size(); ++i) {
+    if (plan.replicas[i] != "local") {
+      stop_spawned();
+      return make_error(error_code::invalid_argument,
+                        "replicas: \"" + plan.replicas[i] + "\" is not \"local\"");
+    }
+    auto spawned = actors::spawn_described_engine(system, config);
+    if (!spawned) {
+      stop_spawned();
+      return spawned.err();
+    }
+    if (!model) model = std::move(spawned->model);
+    replicas.push_back(
+        {.name = "local-" + std::to_string(i), .actor = spawned->actor, .owned = true});
+  }
+  actors::router_options options;
+  options.routing = plan.routing;
+  actors::engine_actor router = actors::spawn_router(system, std::move(replicas), options);
+  return actors::spawned_engine{std::move(router), std::move(*model)};
+}
+
+}  // namespace
+
+result<std::unique_ptr<engine>> engine::start(engine_config config, replica_plan plan) {
   auto p = std::make_unique<impl>();
+  if (!plan.replicas.empty()) {
+    auto spawned = spawn_replicas(p->system, config, plan);
+    if (!spawned) return spawned.err();
+    p->actor = spawned->actor;
+    p->model = std::move(spawned->model);
+    p->link->actor = p->actor;
+    return std::unique_ptr<engine>(new engine(std::move(p)));
+  }
   auto spawned = actors::spawn_described_engine(p->system, std::move(config));
   if (!spawned) return spawned.err();
   p->actor = spawned->actor;

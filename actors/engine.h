@@ -29,6 +29,7 @@
 
 #include "actors/engine_client.h"
 #include "actors/engine_model_info.h"
+#include "actors/replica_plan.h"
 #include "common/result.h"
 #include "runtime/engine/engine_config.h"
 #include "runtime/engine/generation_request.h"
@@ -46,6 +47,10 @@ struct shutdown_report {
 class engine final : public engine_client {
  public:
   [[nodiscard]] static result<std::unique_ptr<engine>> start(engine_config config);
+  // Several replicas of `config` behind a router (replica_plan.h); one engine when
+  // plan.replicas is empty. stats() then sums the replicas; replicas() tells each one's.
+  [[nodiscard]] static result<std::unique_ptr<engine>> start(engine_config config,
+                                                             replica_plan plan);
   ~engine() override;  // shutdown() with a 10 s timeout if not done yet
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;

@@ -20,8 +20,8 @@ constexpr auto k_stats_timeout = 2s;
 void on_replica_down(self_pointer self, std::size_t index) {
   router_state& st = self->state;
   st.mark_down(index);
-  if (st.options.watcher)
-    caf::anon_send(st.options.watcher, replica_lost_atom::value, static_cast<std::uint32_t>(index));
+  if (const caf::actor& watcher = st.slots[index].watcher)
+    caf::anon_send(watcher, replica_lost_atom::value, static_cast<std::uint32_t>(index));
   st.check_shutdown_done();
 }
 
@@ -155,6 +155,8 @@ router_actor::behavior_type router_main(self_pointer self, std::vector<router_re
       [self](stats_atom) { return stats(self); },
       [self](shutdown_atom, std::uint64_t timeout_ms) { return shutdown(self, timeout_ms); },
       [self](replica_up_atom, std::uint32_t index, engine_actor& actor) {
+        if (index < self->state.slots.size())
+          self->state.slots[index].watcher = caf::actor_cast<caf::actor>(self->current_sender());
         set_replica_up(self, index, std::move(actor));
       },
       [self](replicas_atom) { return self->state.statuses(); },

@@ -10,7 +10,7 @@
 // connection lost): each of its in-flight requests gets an error final per completion at
 // once (a sink that had already received a completion's final sees a second one for it:
 // the facade's sinks ignore it), pending submits fail with shutting_down (503), new
-// requests go to the others, and the watcher (if any) hears `replica_lost_atom` so it can
+// requests go to the others, and the replica's watcher (if any) hears `replica_lost_atom` so it can
 // reconnect and send `replica_up_atom` with the new handle. No replica up: submits fail
 // with shutting_down.
 //
@@ -41,7 +41,8 @@ struct replica_status {
 };
 
 using router_actor = engine_actor::extend<
-    // Replica `index` is (back) up as this actor.
+    // Replica `index` is (back) up as this actor. The sender (a replica_connector) becomes
+    // the replica's watcher: it hears (replica_lost_atom, index) when the replica goes down.
     caf::reacts_to<replica_up_atom, std::uint32_t, engine_actor>,
     // Every replica's status, in configuration order.
     caf::replies_to<replicas_atom>::with<std::vector<replica_status>>,
@@ -60,7 +61,6 @@ struct router_replica {
 struct router_options {
   routing::routing_options routing;
   std::chrono::milliseconds poll_interval{200};
-  caf::actor watcher;  // gets (replica_lost_atom, index); may be invalid
 };
 
 [[nodiscard]] router_actor spawn_router(caf::actor_system& system,

@@ -19,6 +19,7 @@ namespace pagedserve::actors {
 struct replica_slot {
   engine_actor actor;  // invalid while down
   bool owned = false;
+  caf::actor watcher;
   replica_status status;
 };
 

@@ -76,6 +76,17 @@ std::vector<server_key> server_keys() {
           "on | off: the web playground at / (chat over /v1/stream and a live dashboard of "
           "/metrics)",
           PAGEDSERVE_FIELD(ui)),
+      list_key<server_config>(
+          "replicas",
+          "engine replicas behind one endpoint, each \"local\" (an engine in this process, "
+          "same model and settings, its own KV cache); empty: one engine, no router",
+          PAGEDSERVE_FIELD(replicas)),
+      choice_key<server_config>(
+          "routing",
+          "least_load | prefix_aware: how the router picks a replica (fewest outstanding "
+          "tokens; or the replica that served the longest matching prompt prefix, as "
+          "SGLang's cache-aware router)",
+          PAGEDSERVE_FIELD(routing), {"least_load", "prefix_aware"}),
       unsigned_key<server_config, std::uint32_t>("num_io_threads",
                                                  "threads running the network I/O",
                                                  PAGEDSERVE_FIELD(num_io_threads), 1, 1024),

@@ -124,6 +124,12 @@ result<server_config> load_server_config(const std::filesystem::path& file) {
 status validate(const server_config& config) {
   if (status s = validate(config.engine); !s) return s;
   if (config.host.empty()) return invalid("host must not be empty");
+  for (const std::string& replica : config.replicas) {
+    if (replica != "local") {
+      return invalid("replicas: \"" + replica +
+                     "\" is not \"local\" (published engines are not supported yet)");
+    }
+  }
   if (config.num_io_threads < 1) return invalid("num_io_threads must be at least 1");
   if (config.max_connections < 1) return invalid("max_connections must be at least 1");
   if (config.max_header_bytes < 1 || config.max_body_bytes < 1) {

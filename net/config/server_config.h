@@ -44,6 +44,10 @@ struct server_config {
   std::uint32_t num_io_threads = 2;
   // The web playground at `/` (web/, docs/playground.md); off: `/` and /ui/* are 404.
   bool ui = true;
+  // Data parallelism (docs/scaling.md): each "local" entry is one engine replica in this
+  // process behind a router; empty: one engine. routing: least_load | prefix_aware.
+  std::vector<std::string> replicas;
+  std::string routing = "least_load";
 
   // Limits on every connection.
   std::uint32_t max_connections = 4096;            // more are closed at accept

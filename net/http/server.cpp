@@ -161,7 +161,11 @@ result<std::unique_ptr<server>> server::start(server_config config, io_hooks hoo
   auto key_template = load_chat_template_key(config.chat_template);  // before the model loads
   if (!key_template) return key_template.err();
   auto p = std::make_unique<impl>(std::move(config));
-  auto eng = engine::start(p->config.engine);
+  replica_plan plan;
+  plan.replicas = p->config.replicas;
+  plan.routing.policy = routing::parse_routing_policy(p->config.routing)
+                            .value_or(routing::routing_policy::least_load);
+  auto eng = engine::start(p->config.engine, std::move(plan));
   if (!eng) return eng.err();
   p->eng = std::move(eng.value());
   const engine_model_info& info = p->eng->model();

@@ -103,6 +103,8 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "allowed_methods",
                                             "allowed_headers",
                                             "ui",
+                                            "replicas",
+                                            "routing",
                                             "num_io_threads",
                                             "max_connections",
                                             "max_header_bytes",
