@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <caf/io/all.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
@@ -27,7 +28,7 @@
 
 #include "actors/engine_errors.h"
 #include "actors/messages.h"
-#include "actors/router_actor.h"
+#include "actors/replica_fleet.h"
 #include "actors/spawn_engine.h"
 
 namespace pagedserve {
@@ -249,7 +250,14 @@ error to_error(const caf::error& err, bool stopping) {
   return make_error(to_error_code(*errc), actors::error_message(err));
 }
 
-caf::actor_system_config& configure(caf::actor_system_config& cfg) {
+caf::actor_system_config& configure(caf::actor_system_config& cfg, bool networked) {
+  // Published replicas: CAF's middleman, with heartbeats so that a frozen peer is noticed
+  // (a dead connection is noticed at once; a silent one only through the timeout).
+  if (networked) {
+    cfg.load<caf::io::middleman>();
+    cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
+    cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
+  }
   actors::add_engine_message_types(cfg);
   cfg.set("scheduler.max-threads", std::size_t{4});
   // Idle workers sleep on their condition variable at once (a message from outside a worker
@@ -264,8 +272,9 @@ caf::actor_system_config& configure(caf::actor_system_config& cfg) {
 }  // namespace
 
 struct engine::impl {
+  explicit impl(bool networked = false) : system{configure(cfg, networked)} {}
   caf::actor_system_config cfg;
-  caf::actor_system system{configure(cfg)};
+  caf::actor_system system;
   actors::engine_actor actor;
   engine_model_info model;
   std::shared_ptr<engine_link> link = std::make_shared<engine_link>();
@@ -284,44 +293,10 @@ result<std::unique_ptr<engine>> engine::start(engine_config config) {
   return start(std::move(config), replica_plan{});
 }
 
-namespace {
-
-// Spawns one engine per "local" entry and the router in front of them.
-result<actors::spawned_engine> spawn_replicas(caf::actor_system& system,
-                                              const engine_config& config,
-                                              const replica_plan& plan) {
-  std::vector<actors::router_replica> replicas;
-  std::optional<engine_model_info> model;
-  const auto stop_spawned = [&] {
-    for (const auto& r : replicas) caf::anon_send_exit(r.actor, caf::exit_reason::kill);
-  };
-  for (std::size_t i = 0; i < plan.replicas.size(); ++i) {
-    if (plan.replicas[i] != "local") {
-      stop_spawned();
-      return make_error(error_code::invalid_argument,
-                        "replicas: \"" + plan.replicas[i] + "\" is not \"local\"");
-    }
-    auto spawned = actors::spawn_described_engine(system, config);
-    if (!spawned) {
-      stop_spawned();
-      return spawned.err();
-    }
-    if (!model) model = std::move(spawned->model);
-    replicas.push_back(
-        {.name = "local-" + std::to_string(i), .actor = spawned->actor, .owned = true});
-  }
-  actors::router_options options;
-  options.routing = plan.routing;
-  actors::engine_actor router = actors::spawn_router(system, std::move(replicas), options);
-  return actors::spawned_engine{std::move(router), std::move(*model)};
-}
-
-}  // namespace
-
 result<std::unique_ptr<engine>> engine::start(engine_config config, replica_plan plan) {
-  auto p = std::make_unique<impl>();
+  auto p = std::make_unique<impl>(actors::plan_needs_network(plan));
   if (!plan.replicas.empty()) {
-    auto spawned = spawn_replicas(p->system, config, plan);
+    auto spawned = actors::spawn_replica_fleet(p->system, config, plan);
     if (!spawned) return spawned.err();
     p->actor = spawned->actor;
     p->model = std::move(spawned->model);

@@ -7,19 +7,43 @@
 // the engine's handle once, or reads the traffic, is not stopped. Keep the port on a
 // private network, or behind a TLS tunnel (docs/scaling.md).
 
+#include <cstdint>
 #include <string>
 
 #include "actors/engine_actor.h"
+#include "actors/engine_model_info.h"
 
 namespace pagedserve::actors {
 
 using join_atom = caf::atom_constant<caf::atom("join")>;
 
-// Replies with the engine, or engine_errc::invalid_request ("wrong secret").
+// What a router needs to know about a published engine beyond what it reads from the model
+// folder itself (tokenizer, chat template, generation config): the model it serves and the
+// limits its start-up plan resolved.
+struct published_model {
+  std::string name;
+  std::uint32_t max_model_len = 0;
+  std::uint32_t vocab_size = 0;
+  std::uint32_t block_size = 0;
+  std::uint32_t num_blocks = 0;
+  std::uint32_t max_n = 0;
+  std::string quantization;
+  std::string kv_cache_dtype;
+};
+
+[[nodiscard]] published_model to_published(const engine_model_info& info);
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, published_model& x) {
+  return f(caf::meta::type_name("published_model"), x.name, x.max_model_len, x.vocab_size,
+           x.block_size, x.num_blocks, x.max_n, x.quantization, x.kv_cache_dtype);
+}
+
+// Replies with the engine and its model, or engine_errc::invalid_request ("wrong secret").
 using engine_gate_actor =
-    caf::typed_actor<caf::replies_to<join_atom, std::string>::with<engine_actor>>;
+    caf::typed_actor<caf::replies_to<join_atom, std::string>::with<engine_actor, published_model>>;
 
 [[nodiscard]] engine_gate_actor spawn_engine_gate(caf::actor_system& system, engine_actor engine,
-                                                  std::string secret);
+                                                  published_model model, std::string secret);
 
 }  // namespace pagedserve::actors

@@ -3,6 +3,7 @@
 // that can be a top-level message element does (a missing one fails only at run time).
 
 #include "actors/engine_errors.h"
+#include "actors/engine_gate.h"
 #include "actors/spawn_engine.h"
 
 namespace pagedserve::actors {
@@ -17,6 +18,9 @@ void add_engine_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<engine_stats>("pagedserve::engine_stats");
   cfg.add_message_type<shutdown_report>("pagedserve::shutdown_report");
   cfg.add_message_type<request_id>("pagedserve::request_id");
+  cfg.add_message_type<published_model>("pagedserve::published_model");
+  // Typed handles are not among CAF's built-in types: the gate's reply carries this one.
+  cfg.add_message_type<engine_actor>("pagedserve::engine_actor");
   cfg.add_message_type<std::vector<token_id>>("std::vector<pagedserve::token_id>");
   cfg.add_error_category(engine_error_category, render_engine_error);
 }

@@ -53,9 +53,15 @@ void connect(self_pointer self) {
   }
   self->request(*gate, k_join_timeout, join_atom::value, st.endpoint.secret)
       .then(
-          [self](engine_actor& engine) {
+          [self](engine_actor& engine, published_model& model) {
             connector_state& s = self->state;
-            spdlog::info("replica {} joined", where(s));
+            if (!s.endpoint.expected_model.empty() && model.name != s.endpoint.expected_model) {
+              retry_later(
+                  self, "it serves '" + model.name + "', not '" + s.endpoint.expected_model + "'");
+              return;
+            }
+            spdlog::info("replica {} joined ({}, {} KV blocks)", where(s), model.name,
+                         model.num_blocks);
             s.backoff = k_first_backoff;
             s.warned = false;
             self->send(s.router, replica_up_atom::value, s.index, std::move(engine));

@@ -17,7 +17,8 @@ using connect_atom = caf::atom_constant<caf::atom("connect")>;
 struct replica_endpoint {
   std::string host;
   std::uint16_t port = 0;
-  std::string secret;  // empty: the engine has none
+  std::string secret;          // empty: the engine has none
+  std::string expected_model;  // the model name the router serves: another one is refused
 };
 
 // Spawns the connector for replica `index` of `router`; it starts connecting at once.

@@ -87,6 +87,16 @@ std::vector<server_key> server_keys() {
           "tokens; or the replica that served the longest matching prompt prefix, as "
           "SGLang's cache-aware router)",
           PAGEDSERVE_FIELD(routing), {"least_load", "prefix_aware"}),
+      string_key<server_config>(
+          "publish",
+          "pagedserve engine: HOST:PORT to publish the engine on for a router (port 0: any "
+          "free one, printed); keep it on a private network (docs/scaling.md)",
+          PAGEDSERVE_FIELD(publish)),
+      string_key<server_config>(
+          "engine_secret",
+          "shared secret between `pagedserve engine` and the routers that list it in "
+          "replicas (empty: none); also read from PAGEDSERVE_ENGINE_SECRET",
+          PAGEDSERVE_FIELD(engine_secret)),
       unsigned_key<server_config, std::uint32_t>("num_io_threads",
                                                  "threads running the network I/O",
                                                  PAGEDSERVE_FIELD(num_io_threads), 1, 1024),

@@ -1,5 +1,6 @@
 #include "net/config/serve_args.h"
 
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,6 +108,11 @@ result<serve_args> parse_serve_args(std::span<const std::string_view> args) {
     if (status st = set_config_key(out.config, s.key, s.value); !st) {
       return invalid(s.flag + ": " + st.err().message);
     }
+  }
+  // The secret stays out of `ps` and shell history when it comes from the environment.
+  if (const char* secret = std::getenv("PAGEDSERVE_ENGINE_SECRET");
+      secret != nullptr && out.config.engine_secret.empty()) {
+    out.config.engine_secret = secret;
   }
   if (status st = validate(out.config); !st)
     return invalid("invalid configuration: " + st.err().message);

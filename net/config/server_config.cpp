@@ -3,6 +3,8 @@
 
 #include "net/config/server_config.h"
 
+#include "runtime/routing/replica_address.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -125,10 +127,13 @@ status validate(const server_config& config) {
   if (status s = validate(config.engine); !s) return s;
   if (config.host.empty()) return invalid("host must not be empty");
   for (const std::string& replica : config.replicas) {
-    if (replica != "local") {
-      return invalid("replicas: \"" + replica +
-                     "\" is not \"local\" (published engines are not supported yet)");
+    if (auto address = routing::parse_replica_address(replica); !address) {
+      return invalid("replicas: " + address.err().message + "; expected \"local\" or HOST:PORT");
     }
+  }
+  if (!config.publish.empty()) {
+    if (auto address = routing::parse_publish_address(config.publish); !address)
+      return invalid("publish: " + address.err().message);
   }
   if (config.num_io_threads < 1) return invalid("num_io_threads must be at least 1");
   if (config.max_connections < 1) return invalid("max_connections must be at least 1");

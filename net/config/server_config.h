@@ -48,6 +48,10 @@ struct server_config {
   // process behind a router; empty: one engine. routing: least_load | prefix_aware.
   std::vector<std::string> replicas;
   std::string routing = "least_load";
+  // `pagedserve engine`: HOST:PORT to publish the engine on (CAF's middleman); a router
+  // lists it in its replicas. engine_secret: the shared secret both sides must hold.
+  std::string publish;
+  std::string engine_secret;
 
   // Limits on every connection.
   std::uint32_t max_connections = 4096;            // more are closed at accept

@@ -165,6 +165,7 @@ result<std::unique_ptr<server>> server::start(server_config config, io_hooks hoo
   plan.replicas = p->config.replicas;
   plan.routing.policy = routing::parse_routing_policy(p->config.routing)
                             .value_or(routing::routing_policy::least_load);
+  plan.secret = p->config.engine_secret;
   auto eng = engine::start(p->config.engine, std::move(plan));
   if (!eng) return eng.err();
   p->eng = std::move(eng.value());

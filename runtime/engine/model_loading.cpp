@@ -109,12 +109,9 @@ result<std::shared_ptr<const checkpoint>> load_engine_weights(const engine_confi
   return std::make_shared<const checkpoint>(std::move(*weights));
 }
 
-result<loaded_model> load_engine_model(const engine_config& config) {
+result<loaded_model> load_engine_model_description(const engine_config& config) {
   auto model = load_engine_model_config(config);
   if (!model) return model.err();
-  std::string quantization;
-  auto weights = load_engine_weights(config, *model, &quantization);
-  if (!weights) return weights.err();
   auto tok = load_tokenizer(config);
   if (!tok) return tok.err();
   loaded_model out;
@@ -129,9 +126,16 @@ result<loaded_model> load_engine_model(const engine_config& config) {
   }
   out.eos_token_ids = merged_eos(*model, tok->get());
   out.config = std::move(*model);
-  out.weights = std::move(*weights);
   out.tok = std::move(*tok);
-  out.quantization = std::move(quantization);
+  return out;
+}
+
+result<loaded_model> load_engine_model(const engine_config& config) {
+  auto out = load_engine_model_description(config);
+  if (!out) return out.err();
+  auto weights = load_engine_weights(config, out->config, &out->quantization);
+  if (!weights) return weights.err();
+  out->weights = std::move(*weights);
   return out;
 }
 

@@ -35,6 +35,9 @@ struct loaded_model {
 
 // All of it: config, weights (checked against the config), tokenizer, EOS ids.
 [[nodiscard]] result<loaded_model> load_engine_model(const engine_config& config);
+// All of it but the weights (null; quantization stays "none"): what a router in front of
+// engines in other processes needs to tokenize and to answer for the model.
+[[nodiscard]] result<loaded_model> load_engine_model_description(const engine_config& config);
 // The steps, for callers that need the config before (or without) the weights.
 [[nodiscard]] result<model_config> load_engine_model_config(const engine_config& config);
 // The weights as `config.quantization` asks: quantized layers as the checkpoint stores them

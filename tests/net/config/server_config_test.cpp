@@ -105,6 +105,8 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "ui",
                                             "replicas",
                                             "routing",
+                                            "publish",
+                                            "engine_secret",
                                             "num_io_threads",
                                             "max_connections",
                                             "max_header_bytes",
