@@ -276,6 +276,7 @@ struct engine::impl {
   caf::actor_system_config cfg;
   caf::actor_system system;
   actors::engine_actor actor;
+  std::optional<actors::router_actor> router;  // the actor, when it is a router
   engine_model_info model;
   std::shared_ptr<engine_link> link = std::make_shared<engine_link>();
 
@@ -298,7 +299,8 @@ result<std::unique_ptr<engine>> engine::start(engine_config config, replica_plan
   if (!plan.replicas.empty()) {
     auto spawned = actors::spawn_replica_fleet(p->system, config, plan);
     if (!spawned) return spawned.err();
-    p->actor = spawned->actor;
+    p->router = spawned->router;
+    p->actor = spawned->router;
     p->model = std::move(spawned->model);
     p->link->actor = p->actor;
     return std::unique_ptr<engine>(new engine(std::move(p)));
@@ -348,6 +350,23 @@ void engine::stats_async(stats_callback done) {
 }
 
 const engine_model_info& engine::model() const { return impl_->model; }
+
+void engine::replicas_async(replicas_callback done) {
+  if (!impl_->router || impl_->link->stopping.load()) {
+    (void)call_user(done, std::vector<replica_info>{});
+    return;
+  }
+  impl_->system.spawn(
+      [](caf::event_based_actor* self, actors::router_actor router, replicas_callback callback) {
+        self->request(router, k_stats_timeout, actors::replicas_atom::value)
+            .then([callback](
+                      std::vector<replica_info>& r) { (void)call_user(callback, std::move(r)); },
+                  [callback](caf::error&) {
+                    (void)call_user(callback, std::vector<replica_info>{});
+                  });
+      },
+      *impl_->router, std::move(done));
+}
 
 shutdown_report engine::shutdown(std::chrono::milliseconds timeout) {
   if (t_in_callback) {

@@ -70,6 +70,7 @@ class engine final : public engine_client {
   // shutting down or does not answer within a few seconds).
   void stats_async(stats_callback done) override;
   [[nodiscard]] const engine_model_info& model() const override;
+  void replicas_async(replicas_callback done) override;
   shutdown_report shutdown(std::chrono::milliseconds timeout);
 
  private:

@@ -13,10 +13,12 @@
 #include <memory>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "actors/engine_model_info.h"
 #include "common/result.h"
 #include "runtime/engine/generation_request.h"
+#include "runtime/engine/replica_info.h"
 
 namespace pagedserve {
 
@@ -26,6 +28,8 @@ using engine_callback = std::function<void(const engine_event&)>;
 // request was refused (then the event callback is never called).
 using accept_callback = std::function<void(result<request_id>)>;
 using stats_callback = std::function<void(engine_stats)>;
+
+using replicas_callback = std::function<void(std::vector<replica_info>)>;
 
 // What a submission handle cancels: each engine implementation keeps one per request.
 class cancellable {
@@ -61,6 +65,9 @@ class engine_client {
   // Never blocks; `done` gets default stats when the engine cannot answer in time.
   virtual void stats_async(stats_callback done) = 0;
   [[nodiscard]] virtual const engine_model_info& model() const = 0;
+  // Never blocks; `done` gets every replica in configuration order, or nothing for a
+  // single engine (no router).
+  virtual void replicas_async(replicas_callback done) { done({}); }
 };
 
 }  // namespace pagedserve

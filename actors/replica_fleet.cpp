@@ -35,10 +35,12 @@ result<std::vector<routing::replica_address>> parse_all(const replica_plan& plan
   return out;
 }
 
-// Asks one published engine's gate for its model; nothing when it cannot answer now.
+// Asks one published engine's gate for its model; nothing when it cannot answer now, or
+// when it refused (`refused`: the secret is wrong, waiting will not help).
 std::optional<published_model> ask_model(caf::actor_system& system,
                                          const routing::replica_address& address,
-                                         const std::string& secret, std::string& why) {
+                                         const std::string& secret, std::string& why,
+                                         bool& refused) {
   auto gate = system.middleman().remote_actor<engine_gate_actor>(address.host, address.port);
   if (!gate) {
     why = system.render(gate.error());
@@ -48,7 +50,10 @@ std::optional<published_model> ask_model(caf::actor_system& system,
   caf::scoped_actor self{system};
   self->request(*gate, k_join_timeout, join_atom::value, secret)
       .receive([&](const engine_actor&, published_model& model) { out = std::move(model); },
-               [&](caf::error& err) { why = error_message(err); });
+               [&](caf::error& err) {
+                 why = error_message(err);
+                 refused = engine_errc_of(err) == engine_errc::invalid_request;
+               });
   return out;
 }
 
@@ -64,7 +69,13 @@ result<engine_model_info> describe_published(caf::actor_system& system, const en
   std::string why;
   for (;;) {
     for (const auto& address : addresses) {
-      auto model = ask_model(system, address, plan.secret, why);
+      bool refused = false;
+      auto model = ask_model(system, address, plan.secret, why, refused);
+      if (refused) {
+        return make_error(
+            error_code::invalid_argument,
+            "replica " + address.to_string() + " refused this server: " + why + " (engine_secret)");
+      }
       if (!model) continue;
       if (model->name != engine_model_name(config)) {
         return make_error(error_code::invalid_argument,
@@ -102,8 +113,8 @@ bool plan_needs_network(const replica_plan& plan) {
   return false;
 }
 
-result<spawned_engine> spawn_replica_fleet(caf::actor_system& system, const engine_config& config,
-                                           const replica_plan& plan) {
+result<spawned_fleet> spawn_replica_fleet(caf::actor_system& system, const engine_config& config,
+                                          const replica_plan& plan) {
   auto addresses = parse_all(plan);
   if (!addresses) return addresses.err();
   std::vector<router_replica> replicas;
@@ -145,7 +156,7 @@ result<spawned_engine> spawn_replica_fleet(caf::actor_system& system, const engi
   }
   spdlog::info("router: {} replicas, routing {}", addresses->size(),
                routing::to_string(plan.routing.policy));
-  return spawned_engine{router, std::move(*model)};
+  return spawned_fleet{router, std::move(*model)};
 }
 
 }  // namespace pagedserve::actors

@@ -7,14 +7,20 @@
 // first published engine that answers (its limits), within plan.first_replica_timeout_s.
 
 #include "actors/replica_plan.h"
+#include "actors/router_actor.h"
 #include "actors/spawn_engine.h"
 
 namespace pagedserve::actors {
 
 [[nodiscard]] bool plan_needs_network(const replica_plan& plan);
 
-[[nodiscard]] result<spawned_engine> spawn_replica_fleet(caf::actor_system& system,
-                                                         const engine_config& config,
-                                                         const replica_plan& plan);
+struct spawned_fleet {
+  router_actor router;
+  engine_model_info model;
+};
+
+[[nodiscard]] result<spawned_fleet> spawn_replica_fleet(caf::actor_system& system,
+                                                        const engine_config& config,
+                                                        const replica_plan& plan);
 
 }  // namespace pagedserve::actors

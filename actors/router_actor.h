@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "actors/engine_actor.h"
+#include "actors/engine_client.h"
 #include "runtime/routing/replica_router.h"
 
 namespace pagedserve::actors {
@@ -32,13 +33,7 @@ using replica_lost_atom = caf::atom_constant<caf::atom("rep_lost")>;
 using replicas_atom = caf::atom_constant<caf::atom("replicas")>;
 using poll_atom = caf::atom_constant<caf::atom("poll")>;
 
-// One replica as the router sees it (for /metrics and /health).
-struct replica_status {
-  std::string name;
-  bool up = false;
-  engine_stats stats;            // last polled (gauges zeroed while down)
-  std::uint64_t num_routed = 0;  // requests the router sent there and it accepted
-};
+using replica_status = replica_info;  // actors/engine_client.h
 
 using router_actor = engine_actor::extend<
     // Replica `index` is (back) up as this actor. The sender (a replica_connector) becomes
@@ -69,5 +64,5 @@ struct router_options {
 
 }  // namespace pagedserve::actors
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pagedserve::actors::replica_status)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<pagedserve::actors::replica_status>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pagedserve::replica_info)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<pagedserve::replica_info>)

@@ -155,7 +155,40 @@ void server_metrics::set_model_info(std::string quantization, std::string kv_cac
   kv_cache_dtype_ = std::move(kv_cache_dtype);
 }
 
-std::string server_metrics::render(const engine_stats& stats, std::string_view model_name) const {
+namespace {
+
+// Per replica (a router's): one family per figure, one sample per replica.
+void render_replicas(exposition& out, std::span<const replica_info> replicas) {
+  if (replicas.empty()) return;
+  const auto each = [&](std::string_view name, std::string_view type, std::string_view help,
+                        auto value_of) {
+    out.family(name, type, help);
+    for (const replica_info& r : replicas)
+      out.sample(name, "replica=\"" + escape_label(r.name) + "\"", value_of(r));
+  };
+  const auto number = [](auto v) { return config_value::format_double(static_cast<double>(v)); };
+  each("replica_up", "gauge", "1 while the router reaches the replica, else 0.",
+       [](const replica_info& r) { return std::string(r.up ? "1" : "0"); });
+  each("replica_routed_requests_total", "counter", "Requests routed to the replica.",
+       [](const replica_info& r) { return std::to_string(r.num_routed); });
+  each("replica_num_requests_running", "gauge", "Requests in the replica's running batch.",
+       [&](const replica_info& r) { return number(r.stats.num_running); });
+  each("replica_num_requests_waiting", "gauge", "Requests waiting at the replica.",
+       [&](const replica_info& r) { return number(r.stats.num_waiting); });
+  each("replica_kv_cache_usage_perc", "gauge", "Fraction of the replica's KV cache blocks in use.",
+       [&](const replica_info& r) { return number(r.stats.kv_usage); });
+  each("replica_prefix_cache_queries_total", "counter",
+       "Prompt tokens looked up in the replica's prefix cache.",
+       [](const replica_info& r) { return std::to_string(r.stats.prefix_cache_queries); });
+  each("replica_prefix_cache_hits_total", "counter",
+       "Prompt tokens found in the replica's prefix cache.",
+       [](const replica_info& r) { return std::to_string(r.stats.prefix_cache_hits); });
+}
+
+}  // namespace
+
+std::string server_metrics::render(const engine_stats& stats, std::string_view model_name,
+                                   std::span<const replica_info> replicas) const {
   std::lock_guard lock(mutex_);
   exposition out(model_name);
   // vLLM's *_info convention (cache_config_info): the facts are labels, the value is 1.
@@ -204,6 +237,7 @@ std::string server_metrics::render(const engine_stats& stats, std::string_view m
                        queue_);
   out.histogram_family("iteration_tokens_total", "Tokens (prompt + generated) per engine step.",
                        stats.iteration_tokens);
+  render_replicas(out, replicas);
   return std::move(out).take();
 }
 

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "runtime/engine/engine_config.h"
+#include "runtime/engine/replica_info.h"
 #include "runtime/metrics/histogram.h"
 
 namespace pagedserve::net {
@@ -28,7 +30,11 @@ class server_metrics {
 
   // The metric families listed in docs/metrics.md, each with # HELP and # TYPE, labelled
   // model_name="<served name>"; passes `promtool check metrics`.
-  [[nodiscard]] std::string render(const engine_stats& stats, std::string_view model_name) const;
+  // With replicas (a router): the same figures per replica as pagedserve:replica_* families
+  // labelled replica="<name>", plus replica_up and replica_routed_requests_total; the
+  // families above stay the sums.
+  [[nodiscard]] std::string render(const engine_stats& stats, std::string_view model_name,
+                                   std::span<const replica_info> replicas = {}) const;
 
  private:
   mutable std::mutex mutex_;

@@ -1,6 +1,7 @@
 // http_session: dispatch of a parsed request to its handler, the small handlers, and the
 // call_output side that completion_call writes through.
 
+#include <algorithm>
 #include <ctime>
 #include <utility>
 
@@ -114,12 +115,39 @@ void http_session::handle_route(route r) {
   }
 }
 
+// 200 {} for one engine or every replica up; with a router, 200 {"status":"degraded",...}
+// while some replica is down and 503 while none is up (a load balancer then skips us).
 void http_session::handle_health() {
   if (ctx_.draining.load()) {
     answer_error(shutting_down());
-  } else {
-    answer(200, "application/json", "{}");
+    return;
   }
+  std::weak_ptr<http_session> weak = shared_from_this();
+  const std::uint64_t serial = serial_;
+  ctx_.eng.replicas_async([weak, serial](std::vector<replica_info> replicas) {
+    if (auto self = weak.lock()) {
+      boost::asio::post(self->get_executor(), [self, serial, replicas = std::move(replicas)] {
+        self->on_replicas_for_health(serial, replicas);
+      });
+    }
+  });
+}
+
+void http_session::on_replicas_for_health(std::uint64_t serial,
+                                          const std::vector<replica_info>& replicas) {
+  guard(io_stage::engine_event, [&] {
+    if (closed_ || !active_ || serial != serial_) return;
+    const auto up = static_cast<std::size_t>(std::count_if(
+        replicas.begin(), replicas.end(), [](const replica_info& r) { return r.up; }));
+    if (up == replicas.size()) {
+      answer(200, "application/json", "{}");
+      return;
+    }
+    const boost::json::object body{{"status", up == 0 ? "unavailable" : "degraded"},
+                                   {"replicas_up", up},
+                                   {"replicas", replicas.size()}};
+    answer(up == 0 ? 503 : 200, "application/json", boost::json::serialize(body));
+  });
 }
 
 boost::json::object http_session::model_card() const {
@@ -170,20 +198,27 @@ void http_session::handle_tokenize(route r) {
 void http_session::handle_metrics() {
   std::weak_ptr<http_session> weak = shared_from_this();
   const std::uint64_t serial = serial_;
-  ctx_.eng.stats_async([weak, serial](engine_stats stats) {
-    if (auto self = weak.lock()) {
-      boost::asio::post(self->get_executor(), [self, serial, stats = std::move(stats)] {
-        self->on_stats(serial, stats);
-      });
-    }
+  engine_client& eng = ctx_.eng;
+  // Stats, then the replicas (none for one engine); the page is rendered on the io thread.
+  eng.stats_async([weak, serial, &eng](engine_stats stats) {
+    eng.replicas_async(
+        [weak, serial, stats = std::move(stats)](std::vector<replica_info> replicas) {
+          if (auto self = weak.lock()) {
+            boost::asio::post(self->get_executor(),
+                              [self, serial, stats, replicas = std::move(replicas)] {
+                                self->on_stats(serial, stats, replicas);
+                              });
+          }
+        });
   });
 }
 
-void http_session::on_stats(std::uint64_t serial, const engine_stats& stats) {
+void http_session::on_stats(std::uint64_t serial, const engine_stats& stats,
+                            const std::vector<replica_info>& replicas) {
   guard(io_stage::engine_event, [&] {
     if (closed_ || !active_ || serial != serial_) return;
     answer(200, "text/plain; version=0.0.4",
-           ctx_.metrics.render(stats, ctx_.model.served_model_name));
+           ctx_.metrics.render(stats, ctx_.model.served_model_name, replicas));
   });
 }
 

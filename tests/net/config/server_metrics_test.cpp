@@ -205,6 +205,55 @@ TEST(ServerMetrics, PromtoolAcceptsTheText) {
   }
 }
 
+std::vector<replica_info> two_replicas() {
+  replica_info a{.name = "local-0", .up = true, .stats = some_stats(), .num_routed = 12};
+  replica_info b{.name = "10.0.0.5:7001", .up = false, .stats = {}, .num_routed = 3};
+  b.stats.prefix_cache_queries = 64;
+  return {a, b};
+}
+
+// A router's replicas: one family per figure, a sample per replica labelled with its name.
+TEST(ServerMetrics, ReplicasGetTheirOwnFamiliesLabelledByName) {
+  server_metrics m;
+  const auto replicas = two_replicas();
+  const std::string text = m.render(some_stats(), "demo", replicas);
+  for (const char* line : {
+           "# TYPE pagedserve:replica_up gauge",
+           "pagedserve:replica_up{model_name=\"demo\",replica=\"local-0\"} 1",
+           "pagedserve:replica_up{model_name=\"demo\",replica=\"10.0.0.5:7001\"} 0",
+           "# TYPE pagedserve:replica_routed_requests_total counter",
+           "pagedserve:replica_routed_requests_total{model_name=\"demo\",replica=\"local-0\"} 12",
+           "pagedserve:replica_routed_requests_total{model_name=\"demo\",replica=\"10.0.0.5:7001\"}"
+           " 3",
+           "pagedserve:replica_num_requests_running{model_name=\"demo\",replica=\"local-0\"} 3",
+           "pagedserve:replica_num_requests_waiting{model_name=\"demo\",replica=\"local-0\"} 7",
+           "pagedserve:replica_kv_cache_usage_perc{model_name=\"demo\",replica=\"local-0\"} 0.25",
+           "pagedserve:replica_prefix_cache_hits_total{model_name=\"demo\",replica=\"local-0\"} "
+           "640",
+           "pagedserve:replica_prefix_cache_queries_total{model_name=\"demo\",replica=\"10.0.0.5:"
+           "7001\"} 64",
+       }) {
+    EXPECT_THAT(lines_of(text), ::testing::Contains(std::string(line))) << line;
+  }
+  // Without replicas (one engine) none of these families appear.
+  EXPECT_THAT(m.render(some_stats(), "demo"), ::testing::Not(HasSubstr("replica")));
+}
+
+TEST(ServerMetrics, PromtoolAcceptsTheReplicaFamilies) {
+  if (std::system("command -v promtool > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "promtool not installed (Debian package prometheus, scripts/install-deps.sh)";
+  }
+  server_metrics m;
+  const auto replicas = two_replicas();
+  const auto [code, output] = promtool_check(m.render(some_stats(), "demo", replicas));
+  ASSERT_TRUE(code == 0 || code == 3) << "promtool exit " << code << ":\n" << output;
+  for (const std::string& line : lines_of(output)) {
+    EXPECT_TRUE(line.ends_with("metric names should not contain ':'") ||
+                line.find("iteration_tokens_total") != std::string::npos)
+        << "promtool: " << line;
+  }
+}
+
 TEST(ServerMetrics, PromtoolRejectsBrokenText) {
   if (std::system("command -v promtool > /dev/null 2>&1") != 0) {
     GTEST_SKIP() << "promtool not installed (Debian package prometheus, scripts/install-deps.sh)";

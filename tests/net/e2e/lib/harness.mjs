@@ -69,12 +69,20 @@ export function with_deadline(promise, ms, what) {
 
 const max_log_chars = 256 * 1024;
 
-// One `pagedserve serve --port <port> ...` child. args: flags after `serve` (without --port);
-// port 0 (the default) lets the kernel pick a free one, a restart passes the old one.
+// One `pagedserve serve --port <port> ...` child (ready once it logs "listening on
+// http://HOST:PORT"), or with command 'engine' one `pagedserve engine --publish
+// 127.0.0.1:<port> ...` (ready once it prints "published on HOST:PORT"; `port` is then the
+// published one). args: the flags after those; port 0 (the default) lets the kernel pick a
+// free one, a restart passes the old one.
 export class server_process {
-  constructor(binary, args = [], { env = {}, startup_timeout_ms = 60000, port = 0 } = {}) {
+  constructor(binary, args = [], { env = {}, startup_timeout_ms = 60000, port = 0, command = 'serve' } = {}) {
     this.binary = binary;
-    this.args = ['serve', '--port', String(port), ...(args.includes('--model') ? [] : ['--model', 'demo-random']), ...args];
+    const model = args.includes('--model') ? [] : ['--model', 'demo-random'];
+    this.args =
+      command === 'engine'
+        ? ['engine', '--publish', `127.0.0.1:${port}`, ...model, ...args]
+        : ['serve', '--port', String(port), ...model, ...args];
+    this.ready_line = command === 'engine' ? /published on [^\s]+:(\d+)/ : /listening on http:\/\/[^:\s]+:(\d+)/;
     this.env = env;
     this.startup_timeout_ms = startup_timeout_ms;
     this.log = '';
@@ -113,10 +121,10 @@ export class server_process {
     this.proc.stdout.on('data', append);
     this.proc.stderr.on('data', append);
     const listening = poll_until(
-      'the "listening on http://127.0.0.1:PORT" line',
+      `the line ${this.ready_line}`,
       () => {
         if (this.exit) return -1; // exited_early reports it
-        const m = /listening on http:\/\/[^:\s]+:(\d+)/.exec(this.log);
+        const m = this.ready_line.exec(this.log);
         return m ? Number(m[1]) : 0;
       },
       { timeout_ms: this.startup_timeout_ms, interval_ms: 20 },
