@@ -74,6 +74,9 @@ caf::behavior connector_main(self_pointer self, router_actor router, std::uint32
   self->state.router = std::move(router);
   self->state.index = index;
   self->state.endpoint = std::move(endpoint);
+  // The connector lives as long as its router (the facade waits for every actor to end).
+  self->monitor(self->state.router);
+  self->set_down_handler([self](caf::down_msg&) { self->quit(); });
   self->send(self, connect_atom::value);
   return {
       [self](connect_atom) { connect(self); },

@@ -196,6 +196,18 @@ it('a front with the wrong engine_secret is refused at start-up', async () => {
   assert.match(engines[0].log, /wrong secret; refused/);
 });
 
+it('SIGTERM on the front drains it and it exits 0; the published engines keep serving', async () => {
+  const second = await start_server(binary, ['--replicas', engines.map(address).join(',')], { env });
+  const res = await post_json(second.port, '/v1/completions', { model: served_model_name, prompt: 'one', max_tokens: 4 });
+  assert.equal(res.status, 200, res.text);
+  const started = Date.now();
+  const exit = await second.stop();
+  assert.deepEqual(exit, { code: 0, signal: null }, second.log_tail());
+  assert.ok(Date.now() - started < 10000, `the front took ${Date.now() - started} ms to exit`);
+  for (const engine of engines) assert.equal(engine.exit, null);
+  assert.equal((await http_request(front.port, 'GET', '/health')).status, 200);
+});
+
 it('garbage on a published port does not take the engine down', async () => {
   const target = engines[0];
   const payloads = [randomBytes(4096), Buffer.alloc(64, 0xff), Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n')];
