@@ -188,6 +188,36 @@ it('SIGKILL of one engine mid-stream: its streams end with an error within 1 s, 
   assert.ok(after_rejoin > before_rejoin, `no traffic reached the restarted engine (${before_rejoin} -> ${after_rejoin})`);
 });
 
+it('a client that disconnects mid-stream frees its request on the replica that holds it', async () => {
+  const aborted = (series) => metric_sum(series, 'pagedserve:request_success_total', (l) => l.includes('finished_reason="abort"')) ?? 0;
+  const before_abort = aborted((await fetch_metrics(front.port)).series);
+  await new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port: front.port, method: 'POST', path: '/v1/completions', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        res.once('data', () => {
+          req.destroy(); // the first event came: hang up
+          resolve();
+        });
+      },
+    );
+    req.on('error', (err) => (err.code === 'ECONNRESET' ? resolve() : reject(err)));
+    req.end(JSON.stringify({ model: served_model_name, prompt: 'hang up', max_tokens: 1500, ignore_eos: true, stream: true }));
+  });
+  await poll_until(
+    'the replica to abort the request and free its blocks',
+    async () => {
+      const series = (await fetch_metrics(front.port)).series;
+      return (
+        aborted(series) === before_abort + 1 &&
+        metric_sum(series, 'pagedserve:num_requests_running') === 0 &&
+        metric_sum(series, 'pagedserve:kv_cache_usage_perc') === 0
+      );
+    },
+    { timeout_ms: 30000, interval_ms: 100 },
+  );
+});
+
 it('a front with the wrong engine_secret is refused at start-up', async () => {
   const stranger = new server_process(binary, ['--replicas', address(engines[0])], {
     env: { PAGEDSERVE_ENGINE_SECRET: 'not-the-secret' },
