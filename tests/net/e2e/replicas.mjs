@@ -153,9 +153,11 @@ it('SIGKILL of one engine mid-stream: its streams end with an error within 1 s, 
   const failed = results.filter((r) => r.error);
   assert.equal(failed.length, on_victim, JSON.stringify(results.map((r) => r.error)));
   console.log(`# ${failed.length} streams on the killed engine ended ${failed.map((r) => r.ended_at - killed_at).join(', ')} ms after the kill`);
+  // Within a second (three under the sanitizers' slowdown: scripts/test.sh sets ASAN_OPTIONS).
+  const bound_ms = process.env.ASAN_OPTIONS ? 3000 : 1000;
   for (const r of failed) {
     assert.match(r.error.message, new RegExp(`${address(victim)} went away`));
-    assert.ok(r.ended_at - killed_at < 1000, `an error stream ended ${r.ended_at - killed_at} ms after the kill`);
+    assert.ok(r.ended_at - killed_at < bound_ms, `an error stream ended ${r.ended_at - killed_at} ms after the kill`);
   }
   for (const r of results.filter((x) => !x.error)) assert.equal(r.finish_reason, 'length');
 
