@@ -352,8 +352,12 @@ void engine::stats_async(stats_callback done) {
 const engine_model_info& engine::model() const { return impl_->model; }
 
 void engine::replicas_async(replicas_callback done) {
-  if (!impl_->router || impl_->link->stopping.load()) {
+  if (!impl_->router) {
     (void)call_user(done, std::vector<replica_info>{});
+    return;
+  }
+  if (impl_->link->stopping.load()) {
+    (void)call_user(done, std::nullopt);
     return;
   }
   impl_->system.spawn(

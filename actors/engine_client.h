@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -29,7 +30,9 @@ using engine_callback = std::function<void(const engine_event&)>;
 using accept_callback = std::function<void(result<request_id>)>;
 using stats_callback = std::function<void(engine_stats)>;
 
-using replicas_callback = std::function<void(std::vector<replica_info>)>;
+// Every replica in configuration order; empty for a single engine (no router); nullopt when
+// the router did not answer (a wedged front: /health says 503).
+using replicas_callback = std::function<void(std::optional<std::vector<replica_info>>)>;
 
 // What a submission handle cancels: each engine implementation keeps one per request.
 class cancellable {
@@ -65,9 +68,8 @@ class engine_client {
   // Never blocks; `done` gets default stats when the engine cannot answer in time.
   virtual void stats_async(stats_callback done) = 0;
   [[nodiscard]] virtual const engine_model_info& model() const = 0;
-  // Never blocks; `done` gets every replica in configuration order, or nothing for a
-  // single engine (no router).
-  virtual void replicas_async(replicas_callback done) { done({}); }
+  // Never blocks; `done` gets the replicas (replicas_callback).
+  virtual void replicas_async(replicas_callback done) { done(std::vector<replica_info>{}); }
 };
 
 }  // namespace pagedserve

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdint>
+#include <set>
 #include <utility>
 
 #include "actors/messages.h"
@@ -21,17 +22,78 @@ bool same_secret(const std::string& given, const std::string& expected) {
   return diff == 0;
 }
 
-engine_gate_actor::behavior_type gate_main(engine_gate_actor::pointer self, engine_actor engine,
+struct gate_state {
+  gate_state() = default;  // not an aggregate (see scheduler_actor.cpp)
+  std::set<caf::node_id> admitted;
+  static inline const char* name = "pagedserve.engine_gate";
+};
+
+using gate_pointer = engine_gate_actor::stateful_pointer<gate_state>;
+
+// Whether the message being handled comes from an admitted node (or this process).
+// Ask before make_response_promise(), which moves the sender out of the current message.
+bool admitted(gate_pointer self) {
+  const caf::strong_actor_ptr& sender = self->current_sender();
+  if (!sender) return false;  // anonymous: no node to check
+  return sender->node() == self->node() || self->state.admitted.count(sender->node()) > 0;
+}
+
+caf::error not_admitted(gate_pointer self) {
+  const caf::strong_actor_ptr& sender = self->current_sender();
+  spdlog::warn("engine: a message from a node that has not joined ({}); refused",
+               sender ? caf::to_string(sender->node()) : std::string("anonymous"));
+  return make_error(engine_errc::invalid_request,
+                    "not admitted: join with the engine_secret first");
+}
+
+engine_gate_actor::behavior_type gate_main(gate_pointer self, engine_actor engine,
                                            published_model model, std::string secret) {
   self->link_to(engine);  // the gate goes with its engine
   return {
-      [engine, model, secret](
+      [self, model, secret](
           join_atom, const std::string& given) -> caf::result<engine_actor, published_model> {
         if (!same_secret(given, secret)) {
           spdlog::warn("engine: a connection offered a wrong secret; refused");
           return make_error(engine_errc::invalid_request, "wrong secret");
         }
-        return {engine, model};
+        if (const auto& sender = self->current_sender()) {
+          self->state.admitted.insert(sender->node());
+          spdlog::info("engine: node {} joined", caf::to_string(sender->node()));
+        }
+        return {caf::actor_cast<engine_actor>(self), model};
+      },
+      [self, engine](submit_atom, generation_request& request, caf::actor& sink) {
+        const bool ok = admitted(self);  // before the promise takes the sender over
+        auto promise = self->make_response_promise<request_id>();
+        if (ok) {
+          promise.delegate(engine, submit_atom::value, std::move(request), std::move(sink));
+        } else {
+          promise.deliver(not_admitted(self));
+        }
+        return promise;
+      },
+      [self, engine](cancel_atom, request_id id) {  // fire and forget: no promise here
+        if (admitted(self)) self->send(engine, cancel_atom::value, id);
+      },
+      [self, engine](stats_atom) {
+        const bool ok = admitted(self);  // before the promise takes the sender over
+        auto promise = self->make_response_promise<engine_stats>();
+        if (ok) {
+          promise.delegate(engine, stats_atom::value);
+        } else {
+          promise.deliver(not_admitted(self));
+        }
+        return promise;
+      },
+      [self, engine](shutdown_atom, std::uint64_t timeout_ms) {
+        const bool ok = admitted(self);  // before the promise takes the sender over
+        auto promise = self->make_response_promise<shutdown_report>();
+        if (ok) {
+          promise.delegate(engine, shutdown_atom::value, timeout_ms);
+        } else {
+          promise.deliver(not_admitted(self));
+        }
+        return promise;
       },
   };
 }

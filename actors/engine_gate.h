@@ -1,11 +1,17 @@
 #pragma once
-// engine_gate: what `pagedserve engine --publish` publishes instead of the engine itself.
-// A node that connects gets the gate; it hands out the engine's handle only for the right
-// shared secret (an empty secret opens it to anyone who reaches the port). CAF 0.17's
-// middleman has no authentication or encryption of its own: the secret keeps strangers and
-// misconfigured routers from submitting through the handle-exchange, but a peer that saw
-// the engine's handle once, or reads the traffic, is not stopped. Keep the port on a
-// private network, or behind a TLS tunnel (docs/scaling.md).
+// engine_gate: what `pagedserve engine --publish` publishes, and the only handle of that
+// engine that ever leaves the process. A node that connects gets the gate; `join` with the
+// same shared secret (both empty: no secret) admits the caller's node and answers with the
+// gate itself as the engine (it forwards the engine API) and the model's limits. Every
+// engine message is checked: it must come from an actor (not anonymous) on an admitted node
+// (or this one); others get invalid_request "not admitted". The engine's own actors are
+// never sent over the network, so CAF's middleman (which delivers a remote message to any
+// actor whose handle it once sent, by id) cannot reach them around the gate.
+//
+// What this does not stop: BASP (CAF 0.17) has no authentication or encryption; the secret
+// crosses in clear and a node id in a message header could be forged by a peer that learned
+// an admitted node's id. Keep the port on a private network or behind a TLS tunnel
+// (docs/scaling.md).
 
 #include <cstdint>
 #include <string>
@@ -39,9 +45,10 @@ typename Inspector::result_type inspect(Inspector& f, published_model& x) {
            x.block_size, x.num_blocks, x.max_n, x.quantization, x.kv_cache_dtype);
 }
 
-// Replies with the engine and its model, or engine_errc::invalid_request ("wrong secret").
-using engine_gate_actor =
-    caf::typed_actor<caf::replies_to<join_atom, std::string>::with<engine_actor, published_model>>;
+// The engine API for admitted nodes, plus join: the gate (as the engine) and the model, or
+// engine_errc::invalid_request ("wrong secret").
+using engine_gate_actor = engine_actor::extend<
+    caf::replies_to<join_atom, std::string>::with<engine_actor, published_model>>;
 
 [[nodiscard]] engine_gate_actor spawn_engine_gate(caf::actor_system& system, engine_actor engine,
                                                   published_model model, std::string secret);

@@ -3,12 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <caf/io/all.hpp>
 #include <chrono>
 #include <utility>
 
 #include "actors/engine_errors.h"
 #include "actors/engine_gate.h"
+#include "actors/gate_address.h"
 
 namespace pagedserve::actors {
 namespace {
@@ -39,19 +39,13 @@ void retry_later(self_pointer self, const std::string& why) {
   connector_state& st = self->state;
   if (!std::exchange(st.warned, true))
     spdlog::warn("replica {} is unreachable ({}); retrying with backoff", where(st), why);
-  self->delayed_send(self, st.backoff, connect_atom::value);
+  self->delayed_send(self, st.backoff, reconnect_atom::value);
   st.backoff = std::min(st.backoff * 2, k_max_backoff);
 }
 
-void connect(self_pointer self) {
+void join(self_pointer self, const engine_gate_actor& gate) {
   connector_state& st = self->state;
-  auto gate = self->system().middleman().remote_actor<engine_gate_actor>(st.endpoint.host,
-                                                                         st.endpoint.port);
-  if (!gate) {
-    retry_later(self, self->system().render(gate.error()));
-    return;
-  }
-  self->request(*gate, k_join_timeout, join_atom::value, st.endpoint.secret)
+  self->request(gate, k_join_timeout, join_atom::value, st.endpoint.secret)
       .then(
           [self](engine_actor& engine, published_model& model) {
             connector_state& s = self->state;
@@ -69,6 +63,14 @@ void connect(self_pointer self) {
           [self](caf::error& err) { retry_later(self, error_message(err)); });
 }
 
+void connect(self_pointer self) {
+  connector_state& st = self->state;
+  connect_gate(
+      self, st.endpoint.host, st.endpoint.port,
+      [self](const engine_gate_actor& gate) { join(self, gate); },
+      [self](const std::string& why) { retry_later(self, why); });
+}
+
 caf::behavior connector_main(self_pointer self, router_actor router, std::uint32_t index,
                              replica_endpoint endpoint) {
   self->state.router = std::move(router);
@@ -77,14 +79,14 @@ caf::behavior connector_main(self_pointer self, router_actor router, std::uint32
   // The connector lives as long as its router (the facade waits for every actor to end).
   self->monitor(self->state.router);
   self->set_down_handler([self](caf::down_msg&) { self->quit(); });
-  self->send(self, connect_atom::value);
+  self->send(self, reconnect_atom::value);
   return {
-      [self](connect_atom) { connect(self); },
+      [self](reconnect_atom) { connect(self); },
       [self](replica_lost_atom, std::uint32_t) {
         spdlog::warn("replica {} went away; reconnecting", where(self->state));
         self->state.warned = true;
         self->state.backoff = k_first_backoff;
-        self->delayed_send(self, k_first_backoff, connect_atom::value);
+        self->delayed_send(self, k_first_backoff, reconnect_atom::value);
       },
   };
 }

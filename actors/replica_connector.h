@@ -3,7 +3,8 @@
 // router. It connects with CAF's middleman, checks the shared secret through the engine's
 // gate, sends the router `replica_up_atom` with the engine's handle, and when the router
 // reports the replica lost (`replica_lost_atom`) connects again, with backoff (250 ms
-// doubling to 5 s) while the engine is unreachable. Detached: connecting blocks.
+// doubling to 5 s) while the engine is unreachable. Every step has a deadline (connect 10 s,
+// join 10 s), so the connector never blocks a thread and ends with its router.
 
 #include <cstdint>
 #include <string>
@@ -12,7 +13,7 @@
 
 namespace pagedserve::actors {
 
-using connect_atom = caf::atom_constant<caf::atom("connect")>;
+using reconnect_atom = caf::atom_constant<caf::atom("reconnect")>;
 
 struct replica_endpoint {
   std::string host;

@@ -11,6 +11,7 @@
 
 #include "actors/engine_errors.h"
 #include "actors/engine_gate.h"
+#include "actors/gate_address.h"
 #include "actors/replica_connector.h"
 #include "actors/router_actor.h"
 #include "runtime/engine/model_loading.h"
@@ -41,7 +42,7 @@ std::optional<published_model> ask_model(caf::actor_system& system,
                                          const routing::replica_address& address,
                                          const std::string& secret, std::string& why,
                                          bool& refused) {
-  auto gate = system.middleman().remote_actor<engine_gate_actor>(address.host, address.port);
+  auto gate = connect_gate_blocking(system, address.host, address.port);
   if (!gate) {
     why = system.render(gate.error());
     return std::nullopt;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "actors/engine_errors.h"
 #include "actors/router_state.h"
 
 namespace pagedserve::actors {
@@ -16,6 +17,9 @@ using namespace std::chrono_literals;
 
 constexpr auto k_submit_timeout = 30s;
 constexpr auto k_stats_timeout = 2s;
+// A replica's shutdown may take its drain timeout plus this; shorter than the facade's own
+// slack (engine.cpp), so the router answers (and kills a stuck replica) before it gives up.
+constexpr auto k_replica_shutdown_slack = 20s;
 
 void on_replica_down(self_pointer self, std::size_t index) {
   router_state& st = self->state;
@@ -78,8 +82,16 @@ caf::typed_response_promise<request_id> submit(self_pointer self, generation_req
             const auto found = s.pending.find(id);
             if (found == s.pending.end()) return;
             auto reply = found->second.promise;
-            s.routing.finished(found->second.replica, found->second.cost);
+            const std::size_t replica = found->second.replica;
+            s.routing.finished(replica, found->second.cost);
             s.pending.erase(found);
+            // The replica's own refusal goes back as it is; CAF's (a timeout, a replica that
+            // went down meanwhile) is the replica being unavailable: 503, not 500.
+            if (!engine_errc_of(err)) {
+              err = make_error(engine_errc::shutting_down,
+                               "engine replica " + s.slots[replica].status.name +
+                                   " did not answer: " + error_message(err));
+            }
             reply.deliver(std::move(err));
           });
   return promise;
@@ -127,10 +139,15 @@ caf::typed_response_promise<shutdown_report> shutdown(self_pointer self, std::ui
   for (std::size_t i = 0; i < st.slots.size(); ++i) {
     if (!st.slots[i].owned || !st.slots[i].actor) continue;
     ++st.owned_reports_due;
-    self->request(st.slots[i].actor, std::chrono::milliseconds(timeout_ms) + k_submit_timeout,
+    const engine_actor replica = st.slots[i].actor;
+    self->request(replica, std::chrono::milliseconds(timeout_ms) + k_replica_shutdown_slack,
                   shutdown_atom::value, timeout_ms)
         .then([self](shutdown_report& r) { self->state.owned_report(&r); },
-              [self](caf::error&) { self->state.owned_report(nullptr); });
+              [self, replica](caf::error&) {
+                // Stuck: kill it, or the actor system would wait for it forever.
+                caf::anon_send_exit(replica, caf::exit_reason::kill);
+                self->state.owned_report(nullptr);
+              });
   }
   self->delayed_send(self, std::chrono::milliseconds(timeout_ms), deadline_atom::value);
   st.check_shutdown_done();
@@ -141,10 +158,20 @@ router_actor::behavior_type router_main(self_pointer self, std::vector<router_re
                                         router_options options) {
   router_state& st = self->state;
   st.init(replicas, options);
+  st.self_addr = self->address();
   for (std::size_t i = 0; i < replicas.size(); ++i) {
     if (replicas[i].actor) set_replica_up(self, i, replicas[i].actor);
   }
   st.on_done = [self] { self->quit(); };
+  // Owned replicas go with the router, however it ends (not linked: a replica that dies must
+  // not take the router and the other replicas with it).
+  std::vector<engine_actor> owned;
+  for (const router_replica& r : replicas) {
+    if (r.owned && r.actor) owned.push_back(r.actor);
+  }
+  self->attach_functor([owned] {
+    for (const engine_actor& r : owned) caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
+  });
   self->set_down_handler([self](caf::down_msg& msg) { on_down(self, msg); });
   self->send(self, poll_atom::value);
   return {

@@ -4,7 +4,8 @@
 // replica_router picks the replica (least_load or prefix_aware); the router forwards the
 // submit there with the caller's sink, so tokens go from the replica straight to the sink:
 // no per-token hop through the router. The id it replies with is its own (replica ids
-// collide across replicas); events keep the replica's id in their `request` field.
+// collide across replicas); events keep the replica's id in their `request` field, except
+// the error finals the router sends itself at a failover, which carry the router's.
 //
 // Failover: the router monitors every replica. One that goes down (killed, or its
 // connection lost): each of its in-flight requests gets an error final per completion at

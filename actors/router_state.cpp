@@ -34,6 +34,12 @@ std::optional<std::size_t> router_state::replica_of(const caf::actor_addr& sourc
 }
 
 void router_state::mark_up(std::size_t index, engine_actor actor) {
+  replica_slot& slot = slots[index];
+  // A new life starts its counters at zero: keep the old ones in the sums.
+  add_engine_stats(slot.retired, slot.status.stats);
+  slot.retired.num_running = slot.retired.num_waiting = 0;  // only its counters stay
+  slot.retired.num_total_blocks = slot.retired.num_free_blocks = 0;
+  slot.status.stats = engine_stats{};
   slots[index].actor = std::move(actor);
   slots[index].status.up = true;
   routing.set_up(index, true);
@@ -89,7 +95,8 @@ void router_state::sink_ended(const caf::actor_addr& sink) {
     const auto r = routed.find(id);
     if (r == routed.end()) continue;  // ended by a failover
     routing.finished(r->second.replica, r->second.cost);
-    if (shutting_down && !slots[r->second.replica].owned) ++report.num_drained;
+    if (shutting_down && !slots[r->second.replica].owned && !r->second.cancelled_at_deadline)
+      ++report.num_drained;
     routed.erase(r);
   }
   by_sink.erase(found);
@@ -99,7 +106,9 @@ void router_state::cancel(request_id id) {
   const auto found = routed.find(id.value());
   if (found == routed.end()) return;
   const engine_actor& replica = slots[found->second.replica].actor;
-  if (replica) caf::anon_send(replica, cancel_atom::value, found->second.replica_id);
+  if (replica)
+    caf::send_as(caf::actor_cast<caf::actor>(self_addr), replica, cancel_atom::value,
+                 found->second.replica_id);
 }
 
 void router_state::record_stats(std::size_t index, engine_stats stats) {
@@ -111,8 +120,11 @@ void router_state::record_stats(std::size_t index, engine_stats stats) {
 
 engine_stats router_state::summed_stats() const {
   std::vector<engine_stats> parts;
-  parts.reserve(slots.size());
-  for (const replica_slot& slot : slots) parts.push_back(slot.status.stats);
+  parts.reserve(2 * slots.size());
+  for (const replica_slot& slot : slots) {
+    parts.push_back(slot.status.stats);
+    parts.push_back(slot.retired);  // counters only: its gauges and blocks are zero
+  }
   return sum_engine_stats(parts);
 }
 
@@ -141,9 +153,11 @@ void router_state::owned_report(const shutdown_report* r) {
 // Requests still running on replicas the router does not own are cancelled there.
 void router_state::deadline_passed() {
   deadline = true;
-  for (const auto& [id, r] : routed) {
+  for (auto& [id, r] : routed) {
     if (slots[r.replica].owned || !slots[r.replica].actor) continue;
-    caf::anon_send(slots[r.replica].actor, cancel_atom::value, r.replica_id);
+    r.cancelled_at_deadline = true;
+    caf::send_as(caf::actor_cast<caf::actor>(self_addr), slots[r.replica].actor, cancel_atom::value,
+                 r.replica_id);
     ++report.num_cancelled;
     report.timed_out = true;
   }

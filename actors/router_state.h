@@ -21,6 +21,9 @@ struct replica_slot {
   bool owned = false;
   caf::actor watcher;
   replica_status status;
+  // The counters of the replica's earlier lives (a published engine restarted counts from
+  // zero again): kept in the sums so that their counters never go backwards.
+  engine_stats retired;
 };
 
 // Accepted by its replica; ends when its sink terminates.
@@ -30,6 +33,7 @@ struct routed_request {
   caf::actor sink;
   std::uint32_t n = 1;
   std::uint64_t cost = 0;
+  bool cancelled_at_deadline = false;  // counted in the shutdown report already
 };
 
 // Sent to its replica, no answer yet.
@@ -61,6 +65,7 @@ struct router_state {
   void check_shutdown_done();
 
   router_options options;
+  caf::actor_addr self_addr;  // the router: the sender of its cancels (gates check senders)
   routing::replica_router routing{0, {}};
   std::vector<replica_slot> slots;
   std::unordered_map<std::uint64_t, routed_request> routed;  // by the router's id

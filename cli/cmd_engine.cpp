@@ -39,8 +39,9 @@ void configure(caf::actor_system_config& cfg) {
   cfg.set("middleman.connection-timeout", caf::timespan{10s});
 }
 
-// Blocks until the engine is gone; a signal asks it to drain for `drain` first.
-void wait_for_engine(caf::actor_system& system, const actors::engine_actor& engine,
+// Blocks until the engine is gone; a signal asks it to drain for `drain` first. True when
+// it ended because of a signal, false when it died on its own.
+bool wait_for_engine(caf::actor_system& system, const actors::engine_actor& engine,
                      std::chrono::milliseconds drain) {
   caf::scoped_actor self{system};
   self->monitor(engine);
@@ -64,6 +65,7 @@ void wait_for_engine(caf::actor_system& system, const actors::engine_actor& engi
                                 });
                       });
   }
+  return stopping;
 }
 
 int run_engine(int argc, char** argv) {
@@ -109,9 +111,11 @@ int run_engine(int argc, char** argv) {
   std::fflush(stdout);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  wait_for_engine(system, spawned->actor,
-                  std::chrono::milliseconds(static_cast<long>(config.shutdown_timeout_s * 1000)));
-  return 0;
+  const bool asked = wait_for_engine(
+      system, spawned->actor,
+      std::chrono::milliseconds(static_cast<long>(config.shutdown_timeout_s * 1000)));
+  if (!asked) spdlog::error("the engine stopped on its own");
+  return asked ? 0 : 1;
 }
 
 const command_registration registration{

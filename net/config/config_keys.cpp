@@ -79,7 +79,8 @@ std::vector<server_key> server_keys() {
       list_key<server_config>(
           "replicas",
           "engine replicas behind one endpoint, each \"local\" (an engine in this process, "
-          "same model and settings, its own KV cache); empty: one engine, no router",
+          "same model and settings, its own KV cache) or HOST:PORT (a `pagedserve engine "
+          "--publish`); empty: one engine, no router",
           PAGEDSERVE_FIELD(replicas)),
       choice_key<server_config>(
           "routing",

@@ -124,7 +124,7 @@ void http_session::handle_health() {
   }
   std::weak_ptr<http_session> weak = shared_from_this();
   const std::uint64_t serial = serial_;
-  ctx_.eng.replicas_async([weak, serial](std::vector<replica_info> replicas) {
+  ctx_.eng.replicas_async([weak, serial](std::optional<std::vector<replica_info>> replicas) {
     if (auto self = weak.lock()) {
       boost::asio::post(self->get_executor(), [self, serial, replicas = std::move(replicas)] {
         self->on_replicas_for_health(serial, replicas);
@@ -134,9 +134,15 @@ void http_session::handle_health() {
 }
 
 void http_session::on_replicas_for_health(std::uint64_t serial,
-                                          const std::vector<replica_info>& replicas) {
+                                          const std::optional<std::vector<replica_info>>& polled) {
   guard(io_stage::engine_event, [&] {
     if (closed_ || !active_ || serial != serial_) return;
+    if (!polled) {  // the router did not answer in time
+      answer(503, "application/json",
+             boost::json::serialize(boost::json::object{{"status", "unavailable"}}));
+      return;
+    }
+    const std::vector<replica_info>& replicas = *polled;
     const auto up = static_cast<std::size_t>(std::count_if(
         replicas.begin(), replicas.end(), [](const replica_info& r) { return r.up; }));
     if (up == replicas.size()) {
@@ -202,12 +208,14 @@ void http_session::handle_metrics() {
   // Stats, then the replicas (none for one engine); the page is rendered on the io thread.
   eng.stats_async([weak, serial, &eng](engine_stats stats) {
     eng.replicas_async(
-        [weak, serial, stats = std::move(stats)](std::vector<replica_info> replicas) {
+        [weak, serial, stats = std::move(stats)](std::optional<std::vector<replica_info>> polled) {
           if (auto self = weak.lock()) {
-            boost::asio::post(self->get_executor(),
-                              [self, serial, stats, replicas = std::move(replicas)] {
-                                self->on_stats(serial, stats, replicas);
-                              });
+            // No answer from the router: the sums alone.
+            boost::asio::post(
+                self->get_executor(),
+                [self, serial, stats, replicas = polled.value_or(std::vector<replica_info>{})] {
+                  self->on_stats(serial, stats, replicas);
+                });
           }
         });
   });

@@ -108,7 +108,8 @@ class http_session final : public std::enable_shared_from_this<http_session>,
   void handle_metrics();
   void on_stats(std::uint64_t serial, const engine_stats& stats,
                 const std::vector<replica_info>& replicas);
-  void on_replicas_for_health(std::uint64_t serial, const std::vector<replica_info>& replicas);
+  void on_replicas_for_health(std::uint64_t serial,
+                              const std::optional<std::vector<replica_info>>& polled);
   void handle_completion(route r);
   void upgrade_to_websocket();
   // playground_route.cpp: GET / and /ui/{path}.

@@ -74,10 +74,11 @@ void prefix_tree::insert(std::span<const token_id> tokens, std::uint64_t tick) {
   if (num_tokens_ > max_tokens_) evict(at);
 }
 
-// Drops least recently used leaves (and parents they leave childless) until the budget
-// holds; never the path just inserted (`keep` and its ancestors are the newest anyway,
-// and a leaf on it is only removed when nothing older is left).
+// Drops least recently used leaves (and parents they leave childless) until the tree is
+// 1/16 under its budget, so that the walk below runs once per that many inserted tokens,
+// not on every insert. Never the node just inserted nor its ancestors (they keep a child).
 void prefix_tree::evict(const node* keep) {
+  const std::size_t target = max_tokens_ - max_tokens_ / 16;
   const auto older = [](const node* a, const node* b) { return a->last_used > b->last_used; };
   std::priority_queue<node*, std::vector<node*>, decltype(older)> leaves(older);
   std::vector<node*> stack{root_.get()};
@@ -87,7 +88,7 @@ void prefix_tree::evict(const node* keep) {
     if (n != root_.get() && n->children.empty() && n != keep) leaves.push(n);
     for (auto& [first, child] : n->children) stack.push_back(child.get());
   }
-  while (num_tokens_ > max_tokens_ && !leaves.empty()) {
+  while (num_tokens_ > target && !leaves.empty()) {
     node* leaf = leaves.top();
     leaves.pop();
     node* parent = leaf->parent;

@@ -7,7 +7,7 @@
 // leaves first, as the cache does.
 //
 // Invariants: num_tokens() == the sum of every node's edge length <= max_tokens after each
-// insert (unless one prompt alone is longer: then it is kept whole until the next insert);
+// insert (unless the prompt just inserted alone is longer: it is kept whole until the next);
 // no two children of a node start with the same token; a node's last_used is >= each
 // child's (a path is touched from the root down), so evicting leaves by last_used is LRU.
 
@@ -28,8 +28,8 @@ class prefix_tree {
 
   // How many leading tokens of `tokens` the tree holds. Does not count as a use.
   [[nodiscard]] std::size_t match(std::span<const token_id> tokens) const;
-  // Adds `tokens` as used at `tick` (a clock that only grows), then evicts least recently
-  // used leaves while the tree holds more than max_tokens.
+  // Adds `tokens` as used at `tick` (a clock that only grows); past max_tokens, evicts least
+  // recently used leaves down to max_tokens - max_tokens / 16.
   void insert(std::span<const token_id> tokens, std::uint64_t tick);
   void clear();
 

@@ -4,13 +4,16 @@
 // front give exactly its text for the same seeds. One engine killed with SIGKILL mid-stream:
 // its streams end with an error event within a second, the others complete, new requests
 // succeed, /health says degraded, the survivors' KV usage returns to zero; restarted on the
-// same port it rejoins and gets traffic. A front with the wrong engine_secret is refused;
-// garbage written to a published port does not take the engine down.
+// same port it rejoins and gets traffic. A stranger's CAF node without the secret cannot
+// submit, a front with the wrong engine_secret is refused, garbage written to a published
+// port does not take the engine down, and the front shuts down cleanly.
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
+import { dirname, join } from 'node:path';
 import { after, before } from 'node:test';
 
 import {
@@ -218,6 +221,27 @@ it('a client that disconnects mid-stream frees its request on the replica that h
     },
     { timeout_ms: 30000, interval_ms: 100 },
   );
+});
+
+// A CAF node of its own (tests/actors/gate_client.cpp) against an engine the front has
+// joined: without the secret it can neither submit nor join; with it, it can (so the tool
+// would notice a gate that let the first stranger through).
+it('a stranger\'s node without the secret cannot submit; with it, it can', async () => {
+  const client = join(dirname(binary), 'pagedserve-test-gate-client');
+  const run = (secret) =>
+    new Promise((resolve, reject) => {
+      execFile(client, ['--port', String(engines[2].port), '--secret', secret], { timeout: 60000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim().split('\n')),
+      );
+    });
+  const stranger = await run('not-the-secret');
+  assert.match(stranger[0], /^submit-before-join: refused: not admitted/);
+  assert.match(stranger[1], /^join: refused: wrong secret/);
+  assert.equal(stranger.length, 2, stranger.join('\n'));
+  const member = await run(secret);
+  assert.match(member[0], /^submit-before-join: refused: not admitted/);
+  assert.equal(member[1], 'join: ok');
+  assert.equal(member[2], 'submit-after-join: accepted');
 });
 
 it('a front with the wrong engine_secret is refused at start-up', async () => {
