@@ -23,8 +23,10 @@ namespace {
 using namespace pagedserve;
 using namespace pagedserve::actors;
 
-// A sink that ignores what it gets (the request, if accepted, is cancelled at once).
-caf::behavior quiet_sink(caf::event_based_actor*) {
+// A sink that ignores what it gets (the request, if accepted, is cancelled at once). The
+// unused argument: CAF 0.17 spawning a function without arguments dereferences an empty
+// shared_ptr (UBSan reports it).
+caf::behavior quiet_sink(caf::event_based_actor*, int /*unused*/) {
   return {[](const token_chunk&) {}, [](const request_final&) {}};
 }
 
@@ -33,7 +35,7 @@ void try_submit(caf::actor_system& system, const engine_actor& engine, const cha
   generation_request r;
   r.prompt_token_ids = {1, 2, 3};
   r.max_tokens = 2;
-  const caf::actor sink = system.spawn(quiet_sink);
+  const caf::actor sink = system.spawn(quiet_sink, 0);
   self->request(engine, std::chrono::seconds(10), submit_atom::value, r, sink)
       .receive(
           [&](request_id id) {
