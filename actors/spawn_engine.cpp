@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <caf/io/all.hpp>
+#include <chrono>
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -89,6 +92,25 @@ result<spawned_engine> spawn_described_engine(caf::actor_system& system, engine_
   out.actor =
       spawn_engine_front(system, std::move(front_door), std::move(scheduler), std::move(exec));
   return out;
+}
+
+caf::actor_system_config& configure_engine_system(caf::actor_system_config& cfg, bool networked) {
+  // Published replicas: CAF's middleman, with heartbeats so that a frozen peer is noticed
+  // (a dead connection is noticed at once; a silent one only through the timeout).
+  if (networked) {
+    cfg.load<caf::io::middleman>();
+    cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
+    cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
+  }
+  add_engine_message_types(cfg);
+  cfg.set("scheduler.max-threads", std::size_t{4});
+  // Idle workers sleep on their condition variable at once (a message from outside a worker
+  // wakes them) instead of CAF's default of spinning, then polling every 50 us for ~25 ms.
+  // That polling took the cores from the CPU backend's OpenMP team at every step: one stream
+  // through `serve` ran ~30% slower per token than `generate` (docs/cpu-backend.md).
+  cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{0});
+  cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
+  return cfg;
 }
 
 }  // namespace pagedserve::actors

@@ -15,6 +15,11 @@ namespace pagedserve::actors {
 // that talks to an engine over the network) and the "pagedserve" error category.
 void add_engine_message_types(caf::actor_system_config& cfg);
 
+// The actor system an engine runs in: the message types, 4 workers that sleep when idle
+// (CAF's default polling took the cores from the CPU backend's OpenMP team), and with
+// `networked` CAF's middleman with heartbeats (published engines and routers to them).
+caf::actor_system_config& configure_engine_system(caf::actor_system_config& cfg, bool networked);
+
 [[nodiscard]] result<engine_actor> spawn_engine(caf::actor_system& system, engine_config config);
 
 // An engine and what it loaded (for servers: the model's name, limits and tokenizer).

@@ -29,16 +29,6 @@ using namespace std::chrono_literals;
 volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
 
-void configure(caf::actor_system_config& cfg) {
-  cfg.load<caf::io::middleman>();
-  actors::add_engine_message_types(cfg);
-  cfg.set("scheduler.max-threads", std::size_t{4});
-  cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{0});
-  cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
-  cfg.set("middleman.heartbeat-interval", caf::timespan{1s});
-  cfg.set("middleman.connection-timeout", caf::timespan{10s});
-}
-
 // Blocks until the engine is gone; a signal asks it to drain for `drain` first. True when
 // it ended because of a signal, false when it died on its own.
 bool wait_for_engine(caf::actor_system& system, const actors::engine_actor& engine,
@@ -88,7 +78,7 @@ int run_engine(int argc, char** argv) {
   }
   const auto where = routing::parse_publish_address(config.publish).value();
   caf::actor_system_config cfg;
-  configure(cfg);
+  actors::configure_engine_system(cfg, true);
   caf::actor_system system{cfg};
   auto spawned = actors::spawn_described_engine(system, config.engine);
   if (!spawned) {
