@@ -52,6 +52,16 @@ result<spawned_engine> spawn_described_engine(caf::actor_system& system, engine_
   spdlog::info("weights: {:.2f} MiB on the {} backend; quantization: {}",
                static_cast<double>(started->plan->weight_bytes) / (1024.0 * 1024.0), config.backend,
                started->model.quantization);
+  if (const forward::quantized_layer_counts& q = started->plan->quantized_layers;
+      q.dequantized > 0) {
+    spdlog::warn(
+        "{} of {} quantized linear layers are dequantized to the compute type at load: the {} "
+        "backend in {} does not compute with their format or shape (docs/quantization.md)",
+        q.dequantized, q.kept + q.dequantized, config.backend,
+        kernels::compute_type_name(started->plan->compute_type));
+  } else if (q.kept > 0) {
+    spdlog::info("{} quantized linear layers computed with their codes", q.kept);
+  }
   if (const std::string options = kernels::describe_backend_options(plan_backend_options(config));
       !options.empty()) {
     spdlog::info("{}", options);

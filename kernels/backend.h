@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "kernels/buffer.h"
 #include "kernels/check.h"
@@ -127,6 +128,13 @@ class backend {
     return format == weight_format::dense;
   }
 
+  // A quantized layer's weight in this backend's memory, in the layout its linear() reads,
+  // the buffers appended to `storage` (which keeps the returned views alive); nullopt where
+  // this backend does not compute with this layer (the loader dequantizes it instead). The
+  // default copies the host layout of kernels/ops.h as it is, for formats computes_with takes.
+  [[nodiscard]] virtual std::optional<quantized_weight> upload_quantized(
+      const quantized_weight& host, std::vector<buffer>& storage);
+
   // Whether sample() exists here; otherwise the host samples from copied logits.
   [[nodiscard]] virtual bool samples_on_device() const { return false; }
   virtual void sample(const sample_params& /*p*/) { KERNEL_CHECK("sample", samples_on_device()); }
@@ -161,6 +169,26 @@ class synchronizing_marker final : public stream_marker {
  private:
   backend& owner_;
 };
+
+inline std::optional<quantized_weight> backend::upload_quantized(const quantized_weight& host,
+                                                                 std::vector<buffer>& storage) {
+  if (!computes_with(host.format) || host.packing != 0) return std::nullopt;
+  const auto copy = [&](const tensor& view) -> tensor {
+    if (view.empty()) return {};
+    buffer b = allocate(view.type, {view.numel()});
+    copy_from_host(b.view(), view.data);
+    tensor moved = view;
+    moved.data = b.view().data;
+    storage.push_back(std::move(b));
+    return moved;
+  };
+  quantized_weight w = host;
+  w.codes = copy(host.codes);
+  w.scales = copy(host.scales);
+  w.zeros = copy(host.zeros);
+  w.input_order = copy(host.input_order);
+  return w;
+}
 
 inline std::unique_ptr<stream_marker> backend::make_marker() {
   return std::make_unique<synchronizing_marker>(*this);

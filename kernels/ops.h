@@ -60,6 +60,9 @@ struct quantized_weight {
   tensor scales;       // f32 [ceil(out / block_rows), ceil(in / group_size)]
   tensor zeros;        // u8 [out, ceil(in / group_size)] (int4/int8); empty for fp8
   tensor input_order;  // i32 [in] or empty: code column k multiplies x[:, input_order[k]]
+  // 0: the layout above. Otherwise the backend's own, made by its upload_quantized
+  // (kernels/backend.h) and read only by that backend's linear.
+  std::uint8_t packing = 0;
 
   [[nodiscard]] bool is_quantized() const { return format != weight_format::dense; }
   [[nodiscard]] std::int64_t num_groups() const {

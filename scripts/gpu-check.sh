@@ -9,6 +9,8 @@
 #      cuBLAS GEMMs) and bench_cuda_decode (a Llama-3.2-1B-shaped decode step at batch 1, 64
 #      and 256 against its memory floor), bench_cuda_gemm (the bf16 GEMMs of Llama-3.2-1B and
 #      Llama-3-8B at M = 1, 16, 64, 256, 4096 against the roofline: the quantized GEMMs' baseline)
+#      and bench_cuda_qgemm (the same shapes through each quantized route: W4A16 and FP8
+#      W8A16 mixed-input GEMMs, int4 dequantize + cuBLAS, FP8 W8A8; ratios over bf16)
 #   4. test_engine_cuda: the actor engine driving the CUDA backend
 #   5. `pagedserve bench offline` on nano-256 (dummy bf16 weights) for each shape of
 #      OFFLINE_SHAPES, most important first: llama-3.2-1b (against the physical ceiling and
@@ -16,8 +18,8 @@
 #      OFFLINE_FP8_KV_SHAPES again with an fp8 e4m3 KV cache
 #   6. quantized: `pagedserve quantize --dummy-weights` writes QUANT_SHAPE in each of
 #      QUANT_METHODS, and bench offline runs each with every QUANT_KV cache; a last table gives
-#      their tok/s over the bf16 run of step 5 (the CUDA backend dequantizes these checkpoints
-#      at load until its quantized GEMMs exist, so the ratios are ~1 until then)
+#      their tok/s over the bf16 run of step 5 (the CUDA backend computes with the codes:
+#      kernels/cuda/quantized_linear.h)
 # Full logs go to build-gpu/bundle/logs, packed at the end into $OUT/gpu-check-logs.tar.gz when
 # $OUT is set (the device tool returns at most 8 files); a short table comes last. Exit
 # status 0 only if every test passed, none was skipped and every benchmark ran.
@@ -242,6 +244,7 @@ if wants benchmarks; then
   run_bench bench_cuda_decode "--model-config config/models/llama-3.2-1b.json --batches 1,64,256 --context 1024" \
     '^(batch|[0-9]|captured|weights|device)'
   run_bench bench_cuda_gemm "--runs ${BENCH_RUNS:-100}" '^gemm'
+  run_bench bench_cuda_qgemm "--runs ${BENCH_RUNS:-100}" '^(qgemm|device)'
 fi
 
 if wants engine; then

@@ -29,21 +29,6 @@ using kernels::backend;
 using kernels::buffer;
 using kernels::dtype;
 
-struct projection {
-  const char* model;
-  const char* name;
-  int out_features;
-  int in_features;
-};
-
-// q/k/v fused, o, gate/up fused, down.
-const std::vector<projection> projections = {
-    {"llama-3.2-1b", "qkv", 3072, 2048},      {"llama-3.2-1b", "o", 2048, 2048},
-    {"llama-3.2-1b", "gate_up", 16384, 2048}, {"llama-3.2-1b", "down", 2048, 8192},
-    {"llama-3-8b", "qkv", 6144, 4096},        {"llama-3-8b", "o", 4096, 4096},
-    {"llama-3-8b", "gate_up", 28672, 4096},   {"llama-3-8b", "down", 4096, 14336},
-};
-
 void measure(backend& cuda, const projection& p, int rows, int runs) {
   buffer x = cuda.allocate(dtype::bf16, {rows, p.in_features});
   buffer w = cuda.allocate(dtype::bf16, {p.out_features, p.in_features});
@@ -84,7 +69,7 @@ int run(int runs) {
     measure(cuda, {"tiny", "qkv", 96, 64}, 4, 1);  // multiples of 16: the FP8 GEMM's rule
     return 0;
   }
-  for (const projection& p : projections) {
+  for (const projection& p : llama_projections) {
     for (int rows : {1, 16, 64, 256, 4096}) measure(cuda, p, rows, rows >= 4096 ? runs / 4 : runs);
   }
   return 0;
@@ -94,9 +79,5 @@ int run(int runs) {
 }  // namespace pagedserve::bench
 
 int main(int argc, char** argv) {
-  int runs = 100;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--runs") runs = std::max(4, std::atoi(argv[i + 1]));
-  }
-  return pagedserve::bench::run(runs);
+  return pagedserve::bench::run(pagedserve::bench::runs_flag(argc, argv, 4));
 }

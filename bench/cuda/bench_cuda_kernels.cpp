@@ -288,9 +288,5 @@ int run(int runs) {
 }  // namespace pagedserve::bench
 
 int main(int argc, char** argv) {
-  int runs = 100;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
-  }
-  return pagedserve::bench::run(runs);
+  return pagedserve::bench::run(pagedserve::bench::runs_flag(argc, argv, 1));
 }

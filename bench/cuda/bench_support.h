@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -63,6 +64,31 @@ inline bench_device open_bench_device(const char* program) {
   device.emulated = info->emulated;
   return device;
 }
+
+// The value of `--runs N` on the command line (at least `least`), else `fallback`.
+inline int runs_flag(int argc, char** argv, int least, int fallback = 100) {
+  int runs = fallback;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--runs") runs = std::max(least, std::atoi(argv[i + 1]));
+  }
+  return runs;
+}
+
+// A linear projection of a model: W [out_features, in_features].
+struct projection {
+  const char* model;
+  const char* name;
+  int out_features;
+  int in_features;
+};
+
+// Llama-3.2-1B's and Llama-3-8B's: q/k/v fused, o, gate/up fused, down.
+inline const std::vector<projection> llama_projections = {
+    {"llama-3.2-1b", "qkv", 3072, 2048},      {"llama-3.2-1b", "o", 2048, 2048},
+    {"llama-3.2-1b", "gate_up", 16384, 2048}, {"llama-3.2-1b", "down", 2048, 8192},
+    {"llama-3-8b", "qkv", 6144, 4096},        {"llama-3-8b", "o", 4096, 4096},
+    {"llama-3-8b", "gate_up", 28672, 4096},   {"llama-3-8b", "down", 4096, 14336},
+};
 
 inline result<model_config> read_model_config(const std::string& path) {
   std::ifstream in(path);

@@ -15,6 +15,8 @@
 #include "kernels/cuda/device_runtime.h"
 #include "kernels/cuda/e4m3_gemm.h"
 #include "kernels/cuda/half_bits.h"
+#include "kernels/cuda/mixed_gemm_packing.h"
+#include "kernels/cuda/quantized_linear.h"
 
 namespace pagedserve::kernels {
 namespace {
@@ -34,7 +36,10 @@ void check_linear(const linear_params& p) {
 class cuda_backend final : public backend {
  public:
   cuda_backend(dtype compute_type, std::unique_ptr<cuda::device_runtime> runtime)
-      : compute_type_(compute_type), runtime_(std::move(runtime)), stream_(runtime_->stream()) {}
+      : compute_type_(compute_type),
+        runtime_(std::move(runtime)),
+        stream_(runtime_->stream()),
+        quantized_(*runtime_) {}
   cuda_backend(const cuda_backend&) = delete;
   cuda_backend& operator=(const cuda_backend&) = delete;
   // Buffers may outlive the backend; its own workspace goes after the stream has drained.
@@ -101,8 +106,12 @@ class cuda_backend final : public backend {
   void rms_norm(const rms_norm_params& p) override { cuda::rms_norm(p, stream_); }
   void add_rms_norm(const add_rms_norm_params& p) override { cuda::add_rms_norm(p, stream_); }
   void linear(const linear_params& p) override {
-    check_linear(p);
-    runtime_->gemm(p.out, p.x, p.weight);
+    if (p.quantized.is_quantized()) {
+      quantized_.run(p.out, p.x, p.quantized, capturing_);
+    } else {
+      check_linear(p);
+      runtime_->gemm(p.out, p.x, p.weight);
+    }
     if (!p.bias.empty()) cuda::bias_add(p.out, p.bias, stream_);
   }
   void rope(const rope_params& p) override { cuda::rope(p, stream_); }
@@ -127,7 +136,35 @@ class cuda_backend final : public backend {
   [[nodiscard]] std::optional<memory_figures> memory() const override { return runtime_->memory(); }
 
   [[nodiscard]] std::unique_ptr<captured_ops> capture(const std::function<void()>& ops) override {
-    return runtime_->capture(ops);
+    capturing_ = true;
+    std::unique_ptr<captured_ops> recorded = runtime_->capture(ops);
+    capturing_ = false;
+    return recorded;
+  }
+
+  // int4, int8 and e4m3 weights stay quantized in 16-bit compute (the tensor cores' types);
+  // fp32 compute dequantizes them at load, to match the fp32 reference.
+  [[nodiscard]] bool computes_with(weight_format format) const override {
+    return format == weight_format::dense || compute_type_ != dtype::f32;
+  }
+
+  [[nodiscard]] std::optional<quantized_weight> upload_quantized(
+      const quantized_weight& host, std::vector<buffer>& storage) override {
+    if (!computes_with(host.format) || !cuda::mixed_gemm_supports(host)) return std::nullopt;
+    const cuda::packed_mixed_weight packed = cuda::pack_mixed_gemm_weight(host);
+    quantized_weight w = host;
+    w.packing = cuda::mixed_gemm_packing;
+    w.block_rows = 1;
+    w.codes = keep(storage, dtype::u8, {host.codes.numel()}, packed.codes.data());
+    w.scales =
+        keep(storage, dtype::f32, {host.out_features, host.num_groups()}, packed.scales.data());
+    if (!host.zeros.empty()) {
+      w.zeros = keep(storage, dtype::u8, {host.zeros.numel()}, host.zeros.data);
+    }
+    if (!host.input_order.empty()) {
+      w.input_order = keep(storage, dtype::i32, {host.in_features}, host.input_order.data);
+    }
+    return w;
   }
 
   [[nodiscard]] bool samples_on_device() const override { return true; }
@@ -147,9 +184,11 @@ class cuda_backend final : public backend {
   }
   void gemm_e4m3(const tensor& out, const tensor& x_codes, const tensor& w_codes,
                  const tensor& x_scales, const tensor& w_scales) {
-    if (!e4m3_gemm_)
-      e4m3_gemm_ = cuda::e4m3_gemm::create(*runtime_);  // allocates: not in a capture
-    e4m3_gemm_->run(out, x_codes, w_codes, x_scales, w_scales);
+    quantized_.fp8_gemm().run(out, x_codes, w_codes, x_scales, w_scales);
+  }
+  void linear_through(quantized_linear_route route, const linear_params& p) {
+    quantized_.run_route(route, p.out, p.x, p.quantized);
+    if (!p.bias.empty()) cuda::bias_add(p.out, p.bias, stream_);
   }
   [[nodiscard]] double time_on_stream(const std::function<void()>& ops) {
     return runtime_->time_on_stream(ops);
@@ -159,6 +198,15 @@ class cuda_backend final : public backend {
   // Scratch for split-K attention: the first use allocates the model's bound (a few MiB), so
   // it never grows again for that model, and never under a captured graph. Growing (another
   // model's bound) waits for the stream, so no enqueued kernel still uses the old memory.
+  // A buffer of `shape` holding the host bytes at `src`, kept alive by `storage`.
+  tensor keep(std::vector<buffer>& storage, dtype type, std::initializer_list<std::int64_t> shape,
+              const void* src) {
+    buffer b = allocate(type, shape);
+    copy_from_host(b.view(), src);
+    storage.push_back(std::move(b));
+    return storage.back().view();
+  }
+
   float* workspace(std::size_t num_floats, std::size_t bound) {
     if (num_floats <= workspace_floats_) return static_cast<float*>(workspace_.get());
     runtime_->synchronize();
@@ -173,7 +221,8 @@ class cuda_backend final : public backend {
   cudaStream_t stream_;
   std::shared_ptr<void> workspace_;
   std::size_t workspace_floats_ = 0;
-  std::unique_ptr<cuda::e4m3_gemm> e4m3_gemm_;  // made at first use; goes before runtime_
+  cuda::quantized_linear quantized_;  // goes before runtime_
+  bool capturing_ = false;
 };
 
 cuda_backend& as_cuda(backend& be, const char* what) {
@@ -206,6 +255,10 @@ void quantize_rows_e4m3(backend& cuda, const tensor& codes, const tensor& scales
 void gemm_e4m3(backend& cuda, const tensor& out, const tensor& x_codes, const tensor& w_codes,
                const tensor& x_scales, const tensor& w_scales) {
   as_cuda(cuda, "gemm_e4m3").gemm_e4m3(out, x_codes, w_codes, x_scales, w_scales);
+}
+
+void linear_through(backend& cuda, quantized_linear_route route, const linear_params& p) {
+  as_cuda(cuda, "linear_through").linear_through(route, p);
 }
 
 void fill_uniform(backend& cuda, const tensor& dst, std::uint32_t seed, float scale) {

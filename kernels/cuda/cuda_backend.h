@@ -50,6 +50,14 @@ void quantize_rows_e4m3(backend& cuda, const tensor& codes, const tensor& scales
 void gemm_e4m3(backend& cuda, const tensor& out, const tensor& x_codes, const tensor& w_codes,
                const tensor& x_scales, const tensor& w_scales);
 
+// How linear computes with a quantized weight (kernels/cuda/quantized_linear.h picks one by
+// the number of rows): the mixed-input GEMM (dequantized in registers), FP8 W8A8 (x quantized
+// per token, cuBLASLt FP8), or the weight dequantized into scratch and cuBLAS.
+enum class quantized_linear_route : std::uint8_t { mixed_gemm, fp8_w8a8, dequantize_gemm };
+// linear with p.quantized (uploaded by this backend) through `route` whatever the rows: tests
+// and benchmarks compare the routes. fp8_w8a8 takes FP8 weights with one scale per row only.
+void linear_through(backend& cuda, quantized_linear_route route, const linear_params& p);
+
 // Seconds the device takes to run what `ops` enqueues (CUDA events around it).
 [[nodiscard]] double time_on_stream(backend& cuda, const std::function<void()>& ops);
 

@@ -58,6 +58,14 @@ void count_sampled(const count_sampled_params& p, cudaStream_t stream);
 void quantize_rows_e4m3(const tensor& codes, const tensor& scales, const tensor& x,
                         cudaStream_t stream);
 
+// linear with a quantized W in the layout of mixed_gemm_packing.h (packing 1): out (x's type
+// or f32) [m, out_features] = x (bf16 or f16) [m, in_features] @ W^T, dequantized in
+// registers on the tensor cores (mixed_gemm_op.cu). No bias.
+void mixed_gemm(const tensor& out, const tensor& x, const quantized_weight& w, cudaStream_t stream);
+// dense (bf16 or f16) [out_features, in_features] = that W dequantized, for large batches'
+// dequantize + cuBLAS route.
+void dequantize_packed(const tensor& dense, const quantized_weight& w, cudaStream_t stream);
+
 // Fills an f32 or bf16 tensor with uniform values in [-scale, scale) from a counter-based
 // hash of (seed, index): benchmark inputs without a host round trip.
 void fill_uniform(const tensor& dst, std::uint32_t seed, float scale, cudaStream_t stream);

@@ -100,6 +100,7 @@ result<engine_plan> plan_engine(const engine_config& config, forward::model_forw
   plan.compute_type = backend.compute_type();
   plan.sched = config.sched;
   plan.weight_bytes = forward.weights().num_bytes();
+  plan.quantized_layers = forward.weights().quantized_layers;
   plan.kv_cache_dtype = *forward::parse_kv_cache_dtype(config.kv_cache_dtype);
   plan.bytes_per_block = forward::kv_cache_layout::for_model(
                              forward.config(), 1, config.sched.block_size, plan.kv_cache_dtype)

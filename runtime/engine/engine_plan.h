@@ -18,6 +18,7 @@
 #include "kernels/backend.h"
 #include "kernels/backend_registry.h"
 #include "runtime/engine/engine_config.h"
+#include "runtime/forward/model_weights.h"
 #include "runtime/forward/paged_kv_cache.h"
 #include "runtime/model/model_config.h"
 #include "runtime/sched/scheduler_config.h"
@@ -37,6 +38,7 @@ struct engine_plan {
   kernels::dtype compute_type = kernels::dtype::f32;
   sched::scheduler_config sched;  // sched.num_blocks: the pool the executor allocates (> 0)
   std::int64_t weight_bytes = 0;  // the model's weights on the backend
+  forward::quantized_layer_counts quantized_layers;
   forward::kv_cache_dtype kv_cache_dtype = forward::kv_cache_dtype::auto_;
   std::int64_t bytes_per_block = 0;  // K and V of one block, every layer
   std::int64_t kv_bytes = 0;         // the whole pool, padding block included

@@ -4,6 +4,7 @@
 // that compute with that format; others get the layer dequantized at load, see
 // model_weights.cpp). The forward only asks for the op's parameters.
 
+#include <optional>
 #include <vector>
 
 #include "kernels/backend.h"
@@ -24,8 +25,10 @@ struct linear_weight {
   [[nodiscard]] std::int64_t num_bytes() const;
 };
 
-// The layer's buffers on `backend` in its own layout (the backend must compute with it).
-[[nodiscard]] linear_weight upload_quantized(kernels::backend& backend,
-                                             const quant::quantized_linear& layer);
+// The layer's buffers on `backend` in the layout its linear reads (backend::upload_quantized:
+// the host layout, or the backend's repacking of it); nullopt where the backend does not
+// compute with this layer.
+[[nodiscard]] std::optional<linear_weight> upload_quantized(kernels::backend& backend,
+                                                            const quant::quantized_linear& layer);
 
 }  // namespace pagedserve::forward

@@ -56,9 +56,9 @@ class uploader {
     return b;
   }
 
-  // A linear layer's weight: its quantized form where the checkpoint has one (kept as it is
-  // where the backend computes with it, dequantized to the compute type where not), else
-  // the dense tensor.
+  // A linear layer's weight: its quantized form where the checkpoint has one (uploaded in the
+  // backend's layout where it computes with the layer, dequantized to the compute type where
+  // not), else the dense tensor.
   linear_weight take_linear(const std::string& name, std::int64_t rows, std::int64_t cols) {
     const quant::quantized_linear* q = weights_.find_quantized(name);
     if (q == nullptr || error_) return linear_weight{take(name, rows, cols), {}, {}};
@@ -69,7 +69,13 @@ class uploader {
                std::to_string(cols) + "]");
       return {};
     }
-    if (backend_.computes_with(q->format)) return upload_quantized(backend_, *q);
+    if (backend_.computes_with(q->format)) {
+      if (std::optional<linear_weight> w = upload_quantized(backend_, *q)) {
+        ++kept_quantized_;
+        return std::move(*w);
+      }
+    }
+    ++dequantized_;
     buffer b = backend_.allocate(backend_.compute_type(), {rows, cols});
     backend_.upload_f32(b.view(), quant::dequantize(*q));
     return linear_weight{b, {}, {}};
@@ -80,6 +86,7 @@ class uploader {
   }
 
   [[nodiscard]] const std::optional<error>& first_error() const { return error_; }
+  [[nodiscard]] quantized_layer_counts counts() const { return {kept_quantized_, dequantized_}; }
 
  private:
   buffer fail(error_code code, std::string message) {
@@ -91,6 +98,8 @@ class uploader {
   const checkpoint& weights_;
   std::vector<float> host_f32_;  // reused conversion scratch
   std::optional<error> error_;
+  std::int64_t kept_quantized_ = 0;
+  std::int64_t dequantized_ = 0;
 };
 
 layer_weights take_layer(uploader& up, const model_config& c, std::int64_t layer) {
@@ -154,6 +163,7 @@ result<model_weights> upload_model_weights(kernels::backend& backend, const mode
                   ? linear_weight{w.embed_tokens, {}, {}}
                   : up.take_linear("lm_head.weight", config.vocab_size, config.hidden_size);
   if (up.first_error()) return *up.first_error();
+  w.quantized_layers = up.counts();
 
   if (const auto& scales = weights.kv_scales()) {
     w.k_scales = scales->key;

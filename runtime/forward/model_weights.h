@@ -28,6 +28,14 @@ struct layer_weights {
   kernels::buffer gate_bias, up_bias, down_bias;
 };
 
+// A quantized checkpoint's linear layers on the backend: kept as codes (the backend computes
+// with them) or dequantized to the compute type at load (it does not, for that format or
+// that layer's shape).
+struct quantized_layer_counts {
+  std::int64_t kept = 0;
+  std::int64_t dequantized = 0;
+};
+
 struct model_weights {
   kernels::buffer embed_tokens;  // [vocab, hidden]
   std::vector<layer_weights> layers;
@@ -40,6 +48,7 @@ struct model_weights {
   // Per layer, the scales of an fp8 KV cache: the checkpoint's, else 1.0 (vLLM's default).
   std::vector<float> k_scales;
   std::vector<float> v_scales;
+  quantized_layer_counts quantized_layers;
 };
 
 // Fails (not_found / invalid_argument) when a tensor the config implies is missing or has

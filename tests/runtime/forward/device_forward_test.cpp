@@ -249,9 +249,9 @@ std::vector<float> prompt_logits(std::unique_ptr<kernels::backend> backend,
   return run_schedule(fwd, {{prompt, 1 << 20, 0, 1}}, 16)[0].prompt_logits;
 }
 
-// The CUDA backend computes with dense weights only so far: quantized layers are dequantized
-// to its compute type at load, and give the logits the CPU computes with the quantized
-// kernels (both fp32 here; int4 GPTQ act-free and fp8 per-channel).
+// In fp32 the CUDA backend dequantizes quantized layers to its compute type at load, and
+// gives the logits the CPU computes with the quantized kernels (int4 GPTQ act-free and fp8
+// per-channel).
 TEST(device_quantized, layers_dequantized_at_load_give_the_cpu_quantized_logits) {
   const auto dir = pagedserve::testing::goldens_dir() / "models" / "tiny-qwen2";
   auto config = load_model_config(dir);
@@ -275,6 +275,66 @@ TEST(device_quantized, layers_dequantized_at_load_give_the_cpu_quantized_logits)
     const std::vector<float> on_device = prompt_logits(std::move(device), *config, *weights);
     const std::vector<float> on_cpu = prompt_logits(kernels::make_cpu_backend(), *config, *weights);
     EXPECT_LE(max_abs_error(on_device, on_cpu), 1e-3);
+  }
+}
+
+// In bf16 the CUDA backend keeps the codes (kernels/cuda/quantized_linear.h) and its logits
+// stay within the 16-bit goldens' bar (5% of the largest logit) of the CPU's quantized
+// kernels in fp32, for every scheme: GPTQ symmetric, AWQ zero points, act-order, int8, FP8
+// per channel, per tensor and in 128x128 blocks. The weights take less device memory than the
+// dequantized ones: the codes are what the device reads.
+TEST(device_quantized, bf16_computes_with_the_codes_and_gives_the_cpu_quantized_logits) {
+  const auto dir = pagedserve::testing::goldens_dir() / "models" / "tiny-qwen2";
+  auto config = load_model_config(dir);
+  ASSERT_TRUE(config.ok());
+  const auto int_scheme = [](int bits, std::int64_t group, quant::int_scheme scheme,
+                             bool act_order) {
+    return [=](auto& w, auto out, auto in) {
+      quant::int_rtn_options o;
+      o.bits = bits;
+      o.group_size = group;
+      o.scheme = scheme;
+      if (act_order) {
+        for (std::int64_t k = 0; k < in; ++k) {
+          o.input_order.push_back(static_cast<std::int32_t>((k * 37 + 11) % in));
+        }
+      }
+      return quant::quantize_int_rtn(w, out, in, o);
+    };
+  };
+  const auto fp8_scheme = [](quant::fp8_strategy strategy) {
+    return [=](auto& w, auto out, auto in) {
+      quant::fp8_rtn_options o;
+      o.strategy = strategy;
+      return quant::quantize_fp8_rtn(w, out, in, o);
+    };
+  };
+  const checkpoint schemes[] = {
+      quantized_tiny_qwen2(*config, int_scheme(4, 32, quant::int_scheme::gptq_symmetric, false)),
+      quantized_tiny_qwen2(*config, int_scheme(4, 64, quant::int_scheme::awq, false)),
+      quantized_tiny_qwen2(*config, int_scheme(4, 32, quant::int_scheme::gptq_symmetric, true)),
+      quantized_tiny_qwen2(*config, int_scheme(8, -1, quant::int_scheme::awq, false)),
+      quantized_tiny_qwen2(*config, fp8_scheme(quant::fp8_strategy::channel)),
+      quantized_tiny_qwen2(*config, fp8_scheme(quant::fp8_strategy::block)),
+      quantized_tiny_qwen2(*config, fp8_scheme(quant::fp8_strategy::tensor)),
+  };
+  for (std::size_t i = 0; i < std::size(schemes); ++i) {
+    std::string why;
+    auto device = device_backend(kernels::dtype::bf16, &why);
+    if (device == nullptr) GTEST_SKIP() << "no CUDA device: " << why;
+    ASSERT_TRUE(device->computes_with(kernels::weight_format::int4));
+    auto dense_copy = device_backend(kernels::dtype::bf16, &why);
+    auto dense = upload_model_weights(*dense_copy, *config,
+                                      load_safetensors_checkpoint(dir, *config).value());
+    auto quantized = upload_model_weights(*device, *config, schemes[i]);
+    ASSERT_TRUE(dense.ok() && quantized.ok());
+    EXPECT_LT(quantized->num_bytes(), dense->num_bytes()) << "scheme " << i;
+    const std::vector<float> on_device = prompt_logits(std::move(device), *config, schemes[i]);
+    const std::vector<float> on_cpu =
+        prompt_logits(kernels::make_cpu_backend(), *config, schemes[i]);
+    double max_ref = 0.0;
+    for (float v : on_cpu) max_ref = std::max(max_ref, std::abs(static_cast<double>(v)));
+    EXPECT_LE(max_abs_error(on_device, on_cpu), 5e-2 * max_ref) << "scheme " << i;
   }
 }
 
