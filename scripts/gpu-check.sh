@@ -20,6 +20,10 @@
 #      QUANT_METHODS, and bench offline runs each with every QUANT_KV cache; a last table gives
 #      their tok/s over the bf16 run of step 5 (the CUDA backend computes with the codes:
 #      kernels/cuda/quantized_linear.h)
+#   7. quant-eval: the demo model (trained weights) quantized by `pagedserve quantize` in each
+#      of QUANT_EVAL_METHODS with --dequantized-out, and `pagedserve eval` of each on the
+#      device against its dequantized twin, both in bf16 (the quantized GEMMs against cuBLAS on
+#      the same values): mean KL, top-1 agreement, max |logit diff|
 # Full logs go to build-gpu/bundle/logs, packed at the end into $OUT/gpu-check-logs.tar.gz when
 # $OUT is set (the device tool returns at most 8 files); a short table comes last. Exit
 # status 0 only if every test passed, none was skipped and every benchmark ran.
@@ -33,7 +37,8 @@
 #   STEP_TIMEOUT=120     each test binary and benchmark of steps 2 and 3
 #   ENGINE_TIMEOUT=120   test_engine_cuda
 #   OFFLINE_TIMEOUT=150  each bench offline run
-#   GPU_CHECK_PARTS="tests benchmarks engine offline quantized"   the steps (a rerun may pick)
+#   GPU_CHECK_PARTS="tests benchmarks engine offline quantized quant-eval"   the steps (a rerun may pick)
+#   QUANT_EVAL_METHODS="awq gptq-act-order gptq-int8 fp8-dynamic fp8-block"  step 7
 #   QUANT_SHAPE=llama-3.2-1b  QUANT_METHODS="fp8-dynamic fp8-block awq gptq"
 #   QUANT_KV="auto fp8_e4m3"  QUANT_TIMEOUT=120   step 6
 #   OFFLINE_SHAPES="llama-3.2-1b qwen3-0.6b llama-3-8b"  config/models/<shape>.json each
@@ -59,7 +64,7 @@ export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PAGEDSERVE_SHARED_DIR="$bundle/fixtures"
 budget=${GPU_CHECK_BUDGET:-560}
 e2e_reserve=${E2E_RESERVE:-300}
-parts=" ${GPU_CHECK_PARTS:-tests benchmarks engine offline quantized} "
+parts=" ${GPU_CHECK_PARTS:-tests benchmarks engine offline quantized quant-eval} "
 
 summary=()
 failed=0
@@ -155,6 +160,7 @@ PY
 }
 
 offline_rows=()
+eval_rows=()
 # shape (config/models/<shape>.json) | more flags | the row's name (default: the shape) |
 # the model's flags (default: dummy bf16 weights of the shape)
 run_offline() {
@@ -196,6 +202,45 @@ quantize_dummy() {
   echo "== quantize $shape $method (limit ${limit}s, log $log)"
   timeout -k 10 "$limit" "$bundle/bin/pagedserve" quantize --model "$work/$shape-config" \
     --dummy-weights --method "$method" --out "$dir" > "$log" 2>&1
+}
+
+# Step 7 for one method: quantize the demo model with its dequantized twin, then eval the
+# quantized folder against the twin on the device; one row of eval_rows.
+quant_eval() {
+  local method=$1 workload=$2 limit flags
+  local dir="$work/demo-$method" log="$logs/quant_eval_$method.log"
+  case $method in
+    gptq-act-order) flags="--method gptq --desc-act" ;;
+    gptq-int8) flags="--method gptq --bits 8" ;;
+    awq) flags="--method awq --group-size 64" ;;  # 704 inputs in the MLP: 128 does not divide them
+    *) flags="--method $method" ;;
+  esac
+  if ! limit=$(step_limit "${QUANT_TIMEOUT:-120}"); then
+    eval_rows+=("$(printf '%-18s SKIPPED: no time left' "$method")")
+    failed=1
+    return
+  fi
+  echo "== quant-eval $method (limit ${limit}s, log $log)"
+  rm -rf "$dir"
+  # shellcheck disable=SC2086
+  timeout -k 10 "$limit" "$bundle/bin/pagedserve" quantize --model models/pagedserve-demo \
+    $flags --out "$dir/quantized" --dequantized-out "$dir/twin" > "$log" 2>&1 &&
+    timeout -k 10 "$limit" "$bundle/bin/pagedserve" eval --model "$dir/quantized" \
+      --reference "$dir/twin" --workload "$workload" --wrap-token-ids --json \
+      --backend "${OFFLINE_BACKEND:-cuda}" --dtype "${OFFLINE_DTYPE:-bfloat16}" \
+      > "$dir.json" 2>> "$log"
+  local rc=$?
+  [[ $rc -eq 0 ]] || failed=1
+  eval_rows+=("$(python3 - "$method" "$rc" "$dir.json" <<'PY'
+import json, sys
+method, rc, path = sys.argv[1:4]
+try:
+    r = json.loads(open(path).read().strip().splitlines()[-1])
+    print(f"{method:<18} {rc:<4} {r['mean_kl']:12.3e} {r['top1_agreement']:8.4f} {r['max_abs_logit_diff']:12.4g}")
+except Exception:
+    print(f"{method:<18} {rc:<4} no result (see the log)")
+PY
+)")
 }
 
 # The quantized rows of the offline runs against the bf16 row of their shape (same KV cache
@@ -286,6 +331,24 @@ if wants quantized; then
   done
 fi
 
+if wants quant-eval; then
+  eval_workload="$work/eval-workload.jsonl"
+  mkdir -p "$work"
+  # nano-256's first 16 prompts cut to 400 tokens (the demo model's context is 512).
+  python3 - "$bundle/fixtures/bench/nano-256.jsonl" "$eval_workload" <<'PY'
+import json, sys
+with open(sys.argv[1]) as src, open(sys.argv[2], "w") as dst:
+    for i, line in enumerate(src):
+        if i == 16:
+            break
+        ids = json.loads(line)["prompt_token_ids"][:400]
+        dst.write(json.dumps({"prompt_token_ids": ids}) + "\n")
+PY
+  for method in ${QUANT_EVAL_METHODS:-awq gptq-act-order gptq-int8 fp8-dynamic fp8-block}; do
+    quant_eval "$method" "$eval_workload"
+  done
+fi
+
 echo
 echo "== GPU check summary (logs in $logs, ${SECONDS}s of the ${budget}s budget) =="
 printf '%s\n' "${summary[@]}"
@@ -295,6 +358,12 @@ if ((${#offline_rows[@]} > 0)); then
   printf '%-28s %-6s %9s %8s %10s %8s %8s %8s %6s %10s  %s\n' shape rc completed wall_s \
     'out tok/s' dev_idle host_ms dev_ms graphs num_blocks ratios
   printf '%s\n' "${offline_rows[@]}"
+fi
+if ((${#eval_rows[@]} > 0)); then
+  echo
+  echo "quantized demo model against its dequantized twin, both on the device in ${OFFLINE_DTYPE:-bfloat16}"
+  printf '%-18s %-4s %12s %8s %12s\n' method rc mean_kl top1 max_diff
+  printf '%s\n' "${eval_rows[@]}"
 fi
 if ((${#quant_rows[@]} > 0)); then
   echo
