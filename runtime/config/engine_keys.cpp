@@ -78,7 +78,7 @@ std::vector<engine_key> cache_keys() {
           "kv_cache_dtype",
           "auto (the compute type) | fp8_e4m3 (alias fp8): the KV cache in e4m3 with the "
           "checkpoint's per-layer k/v scales (1.0 where it has none); half the bytes of bf16, "
-          "a quarter of fp32 (cpu backend only so far)",
+          "a quarter of fp32 (cpu and cuda backends)",
           PAGEDSERVE_FIELD(kv_cache_dtype), {"auto", "fp8", "fp8_e4m3"}),
       unsigned_key<engine_config, std::uint32_t>(
           "num_blocks",
