@@ -60,6 +60,11 @@ struct quantized_weight {
   tensor scales;       // f32 [ceil(out / block_rows), ceil(in / group_size)]
   tensor zeros;        // u8 [out, ceil(in / group_size)] (int4/int8); empty for fp8
   tensor input_order;  // i32 [in] or empty: code column k multiplies x[:, input_order[k]]
+  // FP8 codes from a W8A8 checkpoint (dynamic per-token, or static per-tensor, activation
+  // scales; vLLM's --quantization fp8 at load too): a backend that computes in fp8 may
+  // quantize x per token, as the checkpoint was made to be run. Otherwise (weight-only
+  // checkpoints, and the CPU always) x stays as it is: W8A16.
+  bool fp8_activations = false;
   // 0: the layout above. Otherwise the backend's own, made by its upload_quantized
   // (kernels/backend.h) and read only by that backend's linear.
   std::uint8_t packing = 0;

@@ -10,8 +10,8 @@
 // Each gives its median microseconds and its speed-up over bf16 (_x); the mixed GEMMs also
 // give the share of their weight bytes' memory floor (bytes / 4.27 TB/s) they reach
 // (_floor). Goals (issue 22): w4a16 at M <= 16 >= 3x and >= 70% of its floor; w8a8 at
-// M >= 1024 >= 1.3x. The route the backend takes at each M is `route`. On the SIMT emulator
-// the shapes shrink and the times mean nothing.
+// M >= 1024 >= 1.3x. The route the backend takes for int4 at each M is `route`. On the SIMT
+// emulator the shapes shrink and the times mean nothing.
 //
 //   bench_cuda_qgemm [--runs N]
 
@@ -81,9 +81,8 @@ uploaded_layer upload(backend& cuda, weight_format format, const projection& p) 
 }
 
 const char* route_name(const quantized_weight& w, int rows) {
-  // quantized_linear.h: the mixed GEMM while one pass per 64 rows reads no more than bf16.
-  const int passes = w.format == weight_format::int4 ? 4 : 2;
-  if (rows <= passes * 64) return w.format == weight_format::int4 ? "w4a16" : "w8a16";
+  // quantized_linear.h: the mixed GEMM up to 16 rows, then W8A8 for per-row FP8, else deq.
+  if (rows <= 16) return w.format == weight_format::int4 ? "w4a16" : "w8a16";
   return w.format == weight_format::int4 ? "w4deq" : "w8a8";
 }
 

@@ -136,10 +136,14 @@ class cuda_backend final : public backend {
   [[nodiscard]] std::optional<memory_figures> memory() const override { return runtime_->memory(); }
 
   [[nodiscard]] std::unique_ptr<captured_ops> capture(const std::function<void()>& ops) override {
-    capturing_ = true;
-    std::unique_ptr<captured_ops> recorded = runtime_->capture(ops);
-    capturing_ = false;
-    return recorded;
+    struct capture_flag {
+      bool& flag;
+      explicit capture_flag(bool& f) : flag(f) { flag = true; }
+      ~capture_flag() { flag = false; }
+      capture_flag(const capture_flag&) = delete;
+      capture_flag& operator=(const capture_flag&) = delete;
+    } const capturing(capturing_);  // reset even if capture throws
+    return runtime_->capture(ops);
   }
 
   // int4, int8 and e4m3 weights stay quantized in 16-bit compute (the tensor cores' types);

@@ -55,7 +55,8 @@ void gemm_e4m3(backend& cuda, const tensor& out, const tensor& x_codes, const te
 // per token, cuBLASLt FP8), or the weight dequantized into scratch and cuBLAS.
 enum class quantized_linear_route : std::uint8_t { mixed_gemm, fp8_w8a8, dequantize_gemm };
 // linear with p.quantized (uploaded by this backend) through `route` whatever the rows: tests
-// and benchmarks compare the routes. fp8_w8a8 takes FP8 weights with one scale per row only.
+// and benchmarks compare the routes. fp8_w8a8 takes FP8 W8A8 layers (fp8_activations) with
+// one scale per row only.
 void linear_through(backend& cuda, quantized_linear_route route, const linear_params& p);
 
 // Seconds the device takes to run what `ops` enqueues (CUDA events around it).

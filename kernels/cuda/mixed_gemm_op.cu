@@ -6,8 +6,9 @@
 // A block of 4 warps owns 8 output columns and up to 64 rows of x; its warps split the inputs
 // (each warp every 4th tile of 64 code bytes per row: split-K inside the block) and sum their
 // partial tiles through shared memory at the end. Lane (g, t) of a warp reads row g's 16 code
-// bytes t of a tile with one 16-byte load, the warp loading up to 4 tiles before using any
-// (the memory-level parallelism a weight-streaming decode needs). The mma's k positions are
+// bytes t of a tile with one 16-byte load, the warp keeping the loads of the next 4 tiles in
+// flight while it multiplies the current 4 (the memory-level parallelism a weight-streaming
+// decode needs). The mma's k positions are
 // permuted so that these bytes are the lane's own B fragments: its mma inputs 2t, 2t + 1,
 // 2t + 8, 2t + 9 of step s are the tile's inputs base_t + 4s + 0..3, and the A fragments read
 // x at the same inputs (8 contiguous bytes per row). Each B fragment is dequantized once and
@@ -117,13 +118,14 @@ __device__ __forceinline__ void multiply_tile(const mixed_args& a, const uint4& 
   const int column = min(static_cast<int>(blockIdx.x) * 8 + g, a.n - 1);
   const int base = tile * tile_k_of<F> + (tile_k_of<F> / 4) * (lane % 4);
   const bool inside = base < a.k;  // a.k is a multiple of a lane's inputs
+  // A lane's inputs lie in one group (mixed_gemm_supports: groups of at least that many).
+  const std::int64_t at =
+      static_cast<std::int64_t>(column) * a.groups + (inside ? (base >> a.group_shift) : 0);
+  const float scale = a.scales[at];
+  const std::uint32_t zero = a.zeros == nullptr ? 0U : a.zeros[at];
 #pragma unroll
   for (int step = 0; step < tile_k_of<F> / 16; ++step) {
     const int k = base + 4 * step;
-    const std::int64_t at =
-        static_cast<std::int64_t>(column) * a.groups + (inside ? (k >> a.group_shift) : 0);
-    const float scale = a.scales[at];
-    const std::uint32_t zero = a.zeros == nullptr ? 0U : a.zeros[at];
     const std::uint32_t b[2] = {dequantize_pair<T, F>(codes, step, 0, scale, zero),
                                 dequantize_pair<T, F>(codes, step, 1, scale, zero)};
 #pragma unroll
@@ -172,14 +174,23 @@ __global__ void __launch_bounds__(gemm_warps * 32) mixed_gemm_kernel(mixed_args 
   const int warp = threadIdx.x / 32;
   const int row_base = blockIdx.y * rows_per_block;
   const int tiles = (a.k + tile_k_of<F> - 1) / tile_k_of<F>;
+  constexpr int stride = gemm_warps * prefetch_tiles;  // tiles of one batch of loads
   float acc[MT][4] = {};
-  for (int first = warp; first < tiles; first += gemm_warps * prefetch_tiles) {
-    uint4 codes[prefetch_tiles];
+  // Double-buffered: the next batch's loads are in flight while this batch is multiplied.
+  uint4 next[prefetch_tiles];
+  const auto load_batch = [&](int first) {
 #pragma unroll
     for (int d = 0; d < prefetch_tiles; ++d) {
       const int tile = first + d * gemm_warps;
-      codes[d] = tile < tiles ? load_codes<F>(a, tile) : uint4{0, 0, 0, 0};
+      next[d] = tile < tiles ? load_codes<F>(a, tile) : uint4{0, 0, 0, 0};
     }
+  };
+  load_batch(warp);
+  for (int first = warp; first < tiles; first += stride) {
+    uint4 codes[prefetch_tiles];
+#pragma unroll
+    for (int d = 0; d < prefetch_tiles; ++d) codes[d] = next[d];
+    if (first + stride < tiles) load_batch(first + stride);
 #pragma unroll
     for (int d = 0; d < prefetch_tiles; ++d) {
       const int tile = first + d * gemm_warps;
@@ -240,7 +251,8 @@ mixed_args args_of(const tensor& out, const tensor& x, const quantized_weight& w
 void check_packed(const char* op, const quantized_weight& w) {
   KERNEL_CHECK(op, w.packing == mixed_gemm_packing && w.block_rows == 1);
   KERNEL_CHECK(op, w.in_features % 32 == 0 && w.out_features > 0);
-  KERNEL_CHECK(op, w.in_features < (1LL << 30) && w.out_features < (1LL << 31));
+  KERNEL_CHECK(op, w.in_features < (1LL << 30) && w.out_features < (1LL << 31) - 8);
+  KERNEL_CHECK(op, reinterpret_cast<std::uintptr_t>(w.codes.data) % 16 == 0);  // uint4 loads
   KERNEL_CHECK(op,
                w.scales.type == dtype::f32 && w.scales.numel() == w.out_features * w.num_groups());
   KERNEL_CHECK(op, (w.format == weight_format::fp8_e4m3) == w.zeros.empty());
@@ -269,6 +281,7 @@ void mixed_gemm(const tensor& out, const tensor& x, const quantized_weight& w,
   KERNEL_CHECK("mixed_gemm", x.type == dtype::bf16 || x.type == dtype::f16);
   KERNEL_CHECK("mixed_gemm", out.type == x.type || out.type == dtype::f32);
   KERNEL_CHECK("mixed_gemm", x.numel() % w.in_features == 0);
+  KERNEL_CHECK("mixed_gemm", reinterpret_cast<std::uintptr_t>(x.data) % 8 == 0);  // uint2 loads
   const std::int64_t m = x.numel() / w.in_features;
   KERNEL_CHECK("mixed_gemm", out.numel() == m * w.out_features);
   KERNEL_CHECK("mixed_gemm", m <= std::int64_t{65535} * rows_per_block);  // gridDim.y

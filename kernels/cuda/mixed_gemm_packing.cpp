@@ -24,7 +24,10 @@ bool mixed_gemm_supports(const quantized_weight& host) {
                      host.format == weight_format::fp8_e4m3;
   if (!codes || host.packing != 0 || host.in_features % 32 != 0) return false;
   if (host.group_size >= host.in_features) return true;
-  return host.group_size >= 16 && std::has_single_bit(static_cast<std::uint64_t>(host.group_size));
+  // A lane's inputs per tile (32 int4 codes, 16 bytes) share one scale.
+  const std::int64_t lane_inputs = host.format == weight_format::int4 ? 32 : 16;
+  return host.group_size >= lane_inputs &&
+         std::has_single_bit(static_cast<std::uint64_t>(host.group_size));
 }
 
 int mixed_gemm_group_shift(const quantized_weight& w) {

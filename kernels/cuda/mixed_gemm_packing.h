@@ -24,8 +24,8 @@ namespace pagedserve::kernels::cuda {
 inline constexpr std::uint8_t mixed_gemm_packing = 1;  // quantized_weight::packing
 
 // Whether the kernel takes the layer: int4, int8 or e4m3 codes; in_features a multiple of 32
-// (whole 16-byte rows of int4 codes); groups a power of two of at least 16 inputs, or one
-// group over all of them.
+// (whole 16-byte rows of int4 codes); groups a power of two of at least a lane's inputs (32
+// int4 codes, 16 bytes), or one group over all of them.
 [[nodiscard]] bool mixed_gemm_supports(const quantized_weight& host);
 
 // log2 of the group size; 31 for one group over all inputs (any k >> 31 is 0).

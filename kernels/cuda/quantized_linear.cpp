@@ -7,10 +7,15 @@
 namespace pagedserve::kernels::cuda {
 namespace {
 
-constexpr std::int64_t rows_per_pass = 64;  // mixed_gemm_op.cu's rows per block
+// The mixed GEMM's blocks each read all of x for their 8 output columns, so x's traffic
+// grows with the rows and passes the weight's from about 16 rows (docs/cuda-backend.md):
+// larger batches dequantize (or take W8A8). Reasoned, not yet measured (bench_cuda_qgemm).
+constexpr std::int64_t mixed_gemm_max_rows = 16;
 
-bool one_scale_per_row(const quantized_weight& w) {
-  return w.format == weight_format::fp8_e4m3 && w.num_groups() == 1 && w.out_features % 16 == 0;
+// FP8 W8A8 checkpoints whose weights have one scale per row (cuBLASLt's outer-vector scales).
+bool takes_w8a8(const quantized_weight& w) {
+  return w.format == weight_format::fp8_e4m3 && w.fp8_activations && w.num_groups() == 1 &&
+         w.out_features % 16 == 0;
 }
 
 std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -18,15 +23,34 @@ std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 }  // namespace
 
 quantized_route route_quantized_linear(const quantized_weight& w, std::int64_t m) {
-  const std::int64_t passes = w.format == weight_format::int4 ? 4 : 2;  // 16 / code bits
-  if (m <= passes * rows_per_pass) return quantized_route::mixed_gemm;
-  return one_scale_per_row(w) ? quantized_route::fp8_w8a8 : quantized_route::dequantize_gemm;
+  if (m <= mixed_gemm_max_rows) return quantized_route::mixed_gemm;
+  return takes_w8a8(w) ? quantized_route::fp8_w8a8 : quantized_route::dequantize_gemm;
 }
 
 void quantized_linear::run(const tensor& out, const tensor& x, const quantized_weight& w,
                            bool capturing) {
   const std::int64_t m = x.numel() / w.in_features;
-  run_route(capturing ? quantized_route::mixed_gemm : route_quantized_linear(w, m), out, x, w);
+  quantized_route route = route_quantized_linear(w, m);
+  // Nothing may allocate under a graph capture: a route whose scratch (or cuBLASLt set-up)
+  // no earlier step has made (the engine's profiling forward, at the largest step, does)
+  // falls back to the mixed GEMM.
+  if (capturing && route != quantized_route::mixed_gemm &&
+      (scratch_bytes(route, w, m) > scratch_bytes_ ||
+       (route == quantized_route::fp8_w8a8 && !e4m3_gemm_))) {
+    route = quantized_route::mixed_gemm;
+  }
+  run_route(route, out, x, w);
+}
+
+std::size_t quantized_linear::scratch_bytes(quantized_route route, const quantized_weight& w,
+                                            std::int64_t m) {
+  if (route == quantized_route::fp8_w8a8) {
+    return round_up(static_cast<std::size_t>(m * w.in_features)) + m * sizeof(float);
+  }
+  if (route == quantized_route::dequantize_gemm) {
+    return static_cast<std::size_t>(w.out_features * w.in_features) * 2;
+  }
+  return 0;
 }
 
 void quantized_linear::run_route(quantized_route route, const tensor& out, const tensor& x,
@@ -42,9 +66,9 @@ void quantized_linear::run_route(quantized_route route, const tensor& out, const
   const tensor x2 = tensor::make(x.data, x.type, {m, w.in_features});
   const tensor out2 = tensor::make(out.data, out.type, {m, w.out_features});
   if (route == quantized_route::fp8_w8a8) {
-    KERNEL_CHECK("linear", one_scale_per_row(w));
+    KERNEL_CHECK("linear", takes_w8a8(w));
     const std::size_t code_bytes = round_up(static_cast<std::size_t>(m * w.in_features));
-    auto* base = static_cast<std::uint8_t*>(scratch(code_bytes + m * sizeof(float)));
+    auto* base = static_cast<std::uint8_t*>(scratch(scratch_bytes(route, w, m)));
     const tensor codes = tensor::make(base, dtype::u8, {m, w.in_features});
     const tensor scales = tensor::make(base + code_bytes, dtype::f32, {m});
     quantize_rows_e4m3(codes, scales, x2, stream);
@@ -53,8 +77,8 @@ void quantized_linear::run_route(quantized_route route, const tensor& out, const
     fp8_gemm().run(out2, codes, w_codes, scales, w_scales);
     return;
   }
-  const std::size_t bytes = static_cast<std::size_t>(w.out_features * w.in_features) * 2;
-  const tensor dense = tensor::make(scratch(bytes), x.type, {w.out_features, w.in_features});
+  const tensor dense =
+      tensor::make(scratch(scratch_bytes(route, w, m)), x.type, {w.out_features, w.in_features});
   dequantize_packed(dense, w, stream);
   runtime_.gemm(out2, x2, dense);
 }
@@ -64,11 +88,11 @@ e4m3_gemm& quantized_linear::fp8_gemm() {
   return *e4m3_gemm_;
 }
 
-// Grows by waiting for the stream first, so no enqueued kernel still reads the old memory.
+// Grows outside captures only (run() sees to it). The outgrown memory stays allocated: a
+// graph captured earlier may write to it when replayed, and enqueued kernels may still use it.
 void* quantized_linear::scratch(std::size_t bytes) {
   if (bytes > scratch_bytes_) {
-    runtime_.synchronize();
-    scratch_.reset();
+    if (scratch_) retired_scratch_.push_back(std::move(scratch_));
     scratch_ = runtime_.allocate(bytes);
     scratch_bytes_ = bytes;
   }

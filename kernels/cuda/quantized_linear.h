@@ -1,20 +1,22 @@
 #pragma once
 // The CUDA backend's linear over quantized weights (kernels/ops.h linear_params::quantized in
 // the layout of mixed_gemm_packing.h), routed by the number of rows m:
-//   - the mixed-input GEMM (mixed_gemm_op.cu) while it streams no more weight bytes than
-//     cuBLAS would read in bf16: one pass per 64 rows, so up to 256 rows for int4 codes and
-//     128 for 8-bit codes; always while a graph is being captured (decode batches);
-//   - beyond that, FP8 weights with one scale per output row (per-channel or per-tensor):
-//     W8A8, x quantized per token (quantize_rows_e4m3) and cuBLASLt's FP8 matmul (e4m3_gemm);
-//   - the rest (int4, int8, FP8 block scales): the weight dequantized into scratch
-//     (dequantize_packed) and cuBLAS in the compute type.
-// The scratch for the last two is allocated at the first large batch (the engine's profiling
-// forward, before the KV cache is sized) and grows only outside a capture.
+//   - up to 16 rows (decode): the mixed-input GEMM (mixed_gemm_op.cu), which reads the codes
+//     once and dequantizes them in registers;
+//   - more rows, FP8 W8A8 checkpoints (quantized_weight::fp8_activations) whose weights
+//     have one scale per output row (per-channel or per-tensor): x quantized per token
+//     (quantize_rows_e4m3) and cuBLASLt's FP8 matmul (e4m3_gemm);
+//   - more rows, the rest (int4, int8, FP8 weight-only or with block scales): the weight
+//     dequantized into scratch (dequantize_packed) and cuBLAS in the compute type.
+// The scratch of the last two is allocated at the first large batch (the engine's profiling
+// forward at its largest step, before the KV cache is sized) and never while a graph is
+// being captured: a captured step whose route would need more takes the mixed GEMM.
 // Internal to kernels/cuda.
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/device_runtime.h"
@@ -43,12 +45,15 @@ class quantized_linear {
   [[nodiscard]] e4m3_gemm& fp8_gemm();
 
  private:
+  static std::size_t scratch_bytes(quantized_route route, const quantized_weight& w,
+                                   std::int64_t m);
   void* scratch(std::size_t bytes);
 
   device_runtime& runtime_;
   std::unique_ptr<e4m3_gemm> e4m3_gemm_;
   std::shared_ptr<void> scratch_;
   std::size_t scratch_bytes_ = 0;
+  std::vector<std::shared_ptr<void>> retired_scratch_;  // outgrown; graphs may point into it
 };
 
 }  // namespace pagedserve::kernels::cuda

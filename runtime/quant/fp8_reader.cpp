@@ -94,6 +94,7 @@ result<quantized_linear> read_fp8_linear(checkpoint_files& files, const quant_sp
   layer.in_features = s.in;
   layer.block_rows = l.block_rows;
   layer.group_size = l.group_size;
+  layer.fp8_activations = spec.activations != activation_scheme::none;
   layer.codes = read_u8(*weight);
   if (status ok = check_codes(*weight, layer.codes); !ok) return ok.err();
   layer.scales = read_f32(*scale);

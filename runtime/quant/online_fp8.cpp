@@ -21,6 +21,7 @@ void quantize_linears_fp8(const model_config& config, checkpoint& weights) {
     fp8_rtn_options options;
     options.strategy = fp8_strategy::channel;
     auto layer = quantize_fp8_rtn(dense, spec.shape[0], spec.shape[1], options);
+    layer.fp8_activations = true;  // vLLM's --quantization fp8: W8A8, dynamic activations
     weights.add_quantized(spec.name, std::make_shared<const quantized_linear>(std::move(layer)));
   }
 }

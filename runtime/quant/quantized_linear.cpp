@@ -27,6 +27,7 @@ kernels::quantized_weight quantized_linear::host_view() const {
   w.in_features = in_features;
   w.group_size = group_size;
   w.block_rows = block_rows;
+  w.fp8_activations = fp8_activations;
   const std::int64_t code_cols =
       format == weight_format::int4 ? (in_features + 1) / 2 : in_features;
   auto* code_bytes = const_cast<std::uint8_t*>(codes.data());

@@ -24,6 +24,7 @@ struct quantized_linear {
   std::vector<float> scales;              // [ceil(out / block_rows), num_groups()]
   std::vector<std::uint8_t> zeros;        // [out, num_groups()] for int4/int8
   std::vector<std::int32_t> input_order;  // empty, or a permutation of [0, in)
+  bool fp8_activations = false;           // as kernels::quantized_weight::fp8_activations
 
   [[nodiscard]] std::int64_t num_groups() const {
     return (in_features + group_size - 1) / group_size;

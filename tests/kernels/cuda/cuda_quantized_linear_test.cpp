@@ -41,14 +41,22 @@ std::string describe(const layer_shape& s) {
          (s.act_order ? " act-order" : "");
 }
 
+// A layer of the sweep; fp8_activations: from a W8A8 checkpoint (x quantized per token
+// where the backend computes in fp8), else weight-only.
+struct test_layer {
+  layer_shape shape;
+  bool fp8_activations = false;
+};
+
 // Layers both sizes of tiles see: inputs over one tile and a part of another (160), rows
-// that do not fill a tile of 8 (20), a last group shorter than the others (160 / 128).
-const layer_shape layers[] = {
-    {weight_format::int4, 20, 160, 32},           {weight_format::int4, 48, 128, 64, 1, true},
-    {weight_format::int4, 24, 160, 160},          {weight_format::int8, 40, 96, 32},
-    {weight_format::fp8_e4m3, 48, 160, 128, 128}, {weight_format::fp8_e4m3, 32, 64, 64},
-    {weight_format::fp8_e4m3, 16, 96, 96, 16},    {weight_format::int4, 72, 1024, 128, 1, true},
-    {weight_format::fp8_e4m3, 64, 512, 128, 128},
+// that do not fill a tile of 8 (20), a last group shorter than the others (160 / 128); FP8
+// per channel as W8A8, per tensor as weight-only.
+const test_layer layers[] = {
+    {{weight_format::int4, 20, 160, 32}},           {{weight_format::int4, 48, 128, 64, 1, true}},
+    {{weight_format::int4, 24, 160, 160}},          {{weight_format::int8, 40, 96, 32}},
+    {{weight_format::fp8_e4m3, 48, 160, 128, 128}}, {{weight_format::fp8_e4m3, 32, 64, 64}, true},
+    {{weight_format::fp8_e4m3, 16, 96, 96, 16}},    {{weight_format::int4, 72, 1024, 128, 1, true}},
+    {{weight_format::fp8_e4m3, 64, 512, 128, 128}},
 };
 
 struct uploaded {
@@ -56,47 +64,14 @@ struct uploaded {
   quantized_weight weight;
 };
 
-uploaded upload_layer(backend& be, host_layer& layer) {
+uploaded upload_layer(backend& be, host_layer& layer, bool fp8_activations = false) {
   uploaded u;
-  auto w = be.upload_quantized(layer.view(), u.storage);
+  quantized_weight host = layer.view();
+  host.fp8_activations = fp8_activations;
+  auto w = be.upload_quantized(host, u.storage);
   EXPECT_TRUE(w.has_value()) << be.name();
   if (w) u.weight = *w;
   return u;
-}
-
-TEST_P(cuda_quantized_linear, EveryRouteMatchesTheCpuKernels) {
-  const std::vector<std::int64_t> rows =
-      sweep<std::int64_t>({1, 7, 16, 33, 64, 65, 300}, {1, 7, 17, 40, 70});
-  std::uint32_t seed = 700;
-  for (const layer_shape& shape : layers) {
-    host_layer layer = random_layer(shape, seed++);
-    uploaded on_gpu = upload_layer(*gpu_, layer);
-    uploaded on_cpu = upload_layer(*cpu_, layer);
-    ASSERT_FALSE(on_gpu.storage.empty());
-    for (const std::int64_t m : rows) {
-      const auto x = random(static_cast<std::size_t>(m * shape.in), seed++);
-      const auto b = random(static_cast<std::size_t>(shape.out), seed++);
-      buffer x_gpu = upload(*gpu_, x, {m, shape.in});
-      buffer x_cpu = upload(*cpu_, x, {m, shape.in});
-      buffer b_gpu = upload(*gpu_, b, {shape.out});
-      buffer b_cpu = upload(*cpu_, b, {shape.out});
-      buffer out_cpu = cpu_->allocate(dtype::f32, {m, shape.out});
-      cpu_->linear({out_cpu.view(), x_cpu.view(), {}, b_cpu.view(), on_cpu.weight});
-      const std::string what = describe(shape) + " rows " + std::to_string(m);
-      // The backend's own choice, then the two 16-bit routes whatever m.
-      buffer out_gpu = gpu_->allocate(type(), {m, shape.out});
-      gpu_->linear({out_gpu.view(), x_gpu.view(), {}, b_gpu.view(), on_gpu.weight});
-      expect_close(out_gpu.view(), out_cpu.view(), what + " (routed)");
-      for (const auto route :
-           {quantized_linear_route::mixed_gemm, quantized_linear_route::dequantize_gemm}) {
-        buffer routed = gpu_->allocate(dtype::f32, {m, shape.out});
-        linear_through(*gpu_, route,
-                       {routed.view(), x_gpu.view(), {}, b_gpu.view(), on_gpu.weight});
-        expect_close(routed.view(), out_cpu.view(),
-                     what + " route " + std::to_string(static_cast<int>(route)));
-      }
-    }
-  }
 }
 
 // out = sum_k (e4m3(x / sx) sx) w with vLLM's dynamic per-token scale
@@ -128,12 +103,58 @@ std::vector<float> w8a8_reference(const std::vector<float>& x, std::int64_t m,
   return out;
 }
 
+TEST_P(cuda_quantized_linear, EveryRouteMatchesTheCpuKernels) {
+  const std::vector<std::int64_t> rows =
+      sweep<std::int64_t>({1, 7, 16, 33, 64, 65, 300}, {1, 7, 17, 40, 70});
+  std::uint32_t seed = 700;
+  for (const test_layer& tested : layers) {
+    const layer_shape& shape = tested.shape;
+    host_layer layer = random_layer(shape, seed++);
+    uploaded on_gpu = upload_layer(*gpu_, layer, tested.fp8_activations);
+    uploaded on_cpu = upload_layer(*cpu_, layer, tested.fp8_activations);
+    ASSERT_FALSE(on_gpu.storage.empty());
+    for (const std::int64_t m : rows) {
+      const auto x = random(static_cast<std::size_t>(m * shape.in), seed++);
+      const auto b = random(static_cast<std::size_t>(shape.out), seed++);
+      buffer x_gpu = upload(*gpu_, x, {m, shape.in});
+      buffer x_cpu = upload(*cpu_, x, {m, shape.in});
+      buffer b_gpu = upload(*gpu_, b, {shape.out});
+      buffer b_cpu = upload(*cpu_, b, {shape.out});
+      buffer out_cpu = cpu_->allocate(dtype::f32, {m, shape.out});
+      cpu_->linear({out_cpu.view(), x_cpu.view(), {}, b_cpu.view(), on_cpu.weight});
+      const std::string what =
+          describe(shape) + (tested.fp8_activations ? " w8a8" : "") + " rows " + std::to_string(m);
+      // The backend's own choice: past 16 rows, a W8A8 layer quantizes x per token (so the
+      // formula is the reference); the rest, FP8 weight-only included, keeps x as it is.
+      buffer out_gpu = gpu_->allocate(type(), {m, shape.out});
+      gpu_->linear({out_gpu.view(), x_gpu.view(), {}, b_gpu.view(), on_gpu.weight});
+      if (tested.fp8_activations && m > 16) {
+        std::vector<float> want = w8a8_reference(x, m, layer);
+        for (std::size_t i = 0; i < want.size(); ++i) want[i] += b[i % b.size()];
+        EXPECT_LE(max_rel_error(download(*gpu_, out_gpu.view()), want), tolerance())
+            << what << " (routed: W8A8)";
+      } else {
+        expect_close(out_gpu.view(), out_cpu.view(), what + " (routed)");
+      }
+      // The two routes that keep x as it is, whatever m.
+      for (const auto route :
+           {quantized_linear_route::mixed_gemm, quantized_linear_route::dequantize_gemm}) {
+        buffer routed = gpu_->allocate(dtype::f32, {m, shape.out});
+        linear_through(*gpu_, route,
+                       {routed.view(), x_gpu.view(), {}, b_gpu.view(), on_gpu.weight});
+        expect_close(routed.view(), out_cpu.view(),
+                     what + " route " + std::to_string(static_cast<int>(route)));
+      }
+    }
+  }
+}
+
 TEST_P(cuda_quantized_linear, Fp8W8A8FollowsThePerTokenFormula) {
   std::uint32_t seed = 900;
   for (const layer_shape& shape : {layer_shape{weight_format::fp8_e4m3, 32, 64, 64},
                                    layer_shape{weight_format::fp8_e4m3, 48, 96, 96, 48}}) {
     host_layer layer = random_layer(shape, seed++);
-    uploaded on_gpu = upload_layer(*gpu_, layer);
+    uploaded on_gpu = upload_layer(*gpu_, layer, true);
     for (const std::int64_t m : {std::int64_t{3}, std::int64_t{20}}) {
       const auto x = random(static_cast<std::size_t>(m * shape.in), seed++);
       buffer x_gpu = upload(*gpu_, x, {m, shape.in});

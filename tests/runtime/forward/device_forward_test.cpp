@@ -239,13 +239,15 @@ checkpoint quantized_tiny_qwen2(const model_config& config, Quantize quantize) {
   return std::move(*weights);
 }
 
-// Prompt 0's logits on `backend`.
+// A 24-token prompt's logits on `backend` (past 16 rows, so the CUDA backend's quantized
+// layers take their large-batch routes in bf16).
 std::vector<float> prompt_logits(std::unique_ptr<kernels::backend> backend,
                                  const model_config& config, const checkpoint& weights) {
   auto uploaded = upload_model_weights(*backend, config, weights);
   EXPECT_TRUE(uploaded.ok());
   model_forward fwd(*backend, config, std::move(*uploaded));
-  const std::vector<token_id> prompt = {1, 17, 230, 41, 5, 99, 310, 7};
+  const std::vector<token_id> prompt = {1,   17, 230, 41, 5,   99, 310, 7,  12, 8, 77,  150,
+                                        201, 33, 64,  90, 111, 3,  250, 19, 48, 6, 120, 300};
   return run_schedule(fwd, {{prompt, 1 << 20, 0, 1}}, 16)[0].prompt_logits;
 }
 

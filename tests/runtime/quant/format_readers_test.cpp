@@ -228,6 +228,28 @@ TEST(Fp8Reader, ChannelScalesComeInTheWeightsDtype) {
   auto layer = f.read(file, spec, 2, 2);
   ASSERT_TRUE(layer) << layer.err().message;
   expect_weights(*layer, {1, -1, 2, 2 * std::ldexp(1.0F, -9)});
+  EXPECT_TRUE(layer->fp8_activations);  // W8A8: a backend in fp8 may quantize x per token
+}
+
+// A weight-only checkpoint (no input_activations) must keep x as it is on every backend.
+TEST(Fp8Reader, OnlyW8A8CheckpointsAskForFp8Activations) {
+  read_fixture f;
+  quant_spec spec;
+  spec.method = quant_method::compressed_tensors;
+  spec.weight_strategy = scale_strategy::channel;
+  spec.activations = activation_scheme::none;
+  stored_file_builder file;
+  file.add<std::uint8_t>("layer.weight", "F8_E4M3", {2, 2}, {0x38, 0xB8, 0x38, 0x01})
+      .add<float>("layer.weight_scale", "F32", {2, 1}, {1.0F, 2.0F});
+  auto layer = f.read(file, spec, 2, 2);
+  ASSERT_TRUE(layer) << layer.err().message;
+  EXPECT_FALSE(layer->fp8_activations);
+  EXPECT_FALSE(layer->host_view().fp8_activations);
+  spec.activations = activation_scheme::static_per_tensor;
+  file.add<float>("layer.input_scale", "F32", {1}, {0.5F});
+  auto w8a8 = f.read(file, spec, 2, 2);
+  ASSERT_TRUE(w8a8) << w8a8.err().message;
+  EXPECT_TRUE(w8a8->host_view().fp8_activations);
 }
 
 TEST(Fp8Reader, RefusesNanScalesNanCodesAndMissingScales) {
