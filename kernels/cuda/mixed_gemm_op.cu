@@ -98,13 +98,13 @@ __device__ __forceinline__ uint2 x_quad(const mixed_args& a, int row, int k, boo
                pack_pair(x_row[order[2]], x_row[order[3]])};
 }
 
-// The lane's 16 code bytes of tile `tile` (zeros past the last row or input).
+// The lane's 16 code bytes of tile `tile` (zeros past the last tile, row or input).
 template <weight_format F>
-__device__ __forceinline__ uint4 load_codes(const mixed_args& a, int tile) {
+__device__ __forceinline__ uint4 load_codes(const mixed_args& a, int tile, int tiles) {
   const int lane = threadIdx.x % 32;
   const int row = blockIdx.x * 8 + lane / 4;
   const int first_input = tile * tile_k_of<F> + (tile_k_of<F> / 4) * (lane % 4);
-  if (row >= a.n || first_input >= a.k) return uint4{0, 0, 0, 0};
+  if (tile >= tiles || row >= a.n || first_input >= a.k) return uint4{0, 0, 0, 0};
   const std::int64_t at =
       static_cast<std::int64_t>(row) * a.row_bytes + tile * 64 + 16 * (lane % 4);
   return *reinterpret_cast<const uint4*>(a.codes + at);
@@ -178,19 +178,15 @@ __global__ void __launch_bounds__(gemm_warps * 32) mixed_gemm_kernel(mixed_args 
   float acc[MT][4] = {};
   // Double-buffered: the next batch's loads are in flight while this batch is multiplied.
   uint4 next[prefetch_tiles];
-  const auto load_batch = [&](int first) {
 #pragma unroll
-    for (int d = 0; d < prefetch_tiles; ++d) {
-      const int tile = first + d * gemm_warps;
-      next[d] = tile < tiles ? load_codes<F>(a, tile) : uint4{0, 0, 0, 0};
-    }
-  };
-  load_batch(warp);
+  for (int d = 0; d < prefetch_tiles; ++d) next[d] = load_codes<F>(a, warp + d * gemm_warps, tiles);
   for (int first = warp; first < tiles; first += stride) {
     uint4 codes[prefetch_tiles];
 #pragma unroll
-    for (int d = 0; d < prefetch_tiles; ++d) codes[d] = next[d];
-    if (first + stride < tiles) load_batch(first + stride);
+    for (int d = 0; d < prefetch_tiles; ++d) {
+      codes[d] = next[d];
+      next[d] = load_codes<F>(a, first + stride + d * gemm_warps, tiles);
+    }
 #pragma unroll
     for (int d = 0; d < prefetch_tiles; ++d) {
       const int tile = first + d * gemm_warps;

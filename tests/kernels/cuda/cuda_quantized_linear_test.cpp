@@ -52,11 +52,18 @@ struct test_layer {
 // that do not fill a tile of 8 (20), a last group shorter than the others (160 / 128); FP8
 // per channel as W8A8, per tensor as weight-only.
 const test_layer layers[] = {
-    {{weight_format::int4, 20, 160, 32}},           {{weight_format::int4, 48, 128, 64, 1, true}},
-    {{weight_format::int4, 24, 160, 160}},          {{weight_format::int8, 40, 96, 32}},
-    {{weight_format::fp8_e4m3, 48, 160, 128, 128}}, {{weight_format::fp8_e4m3, 32, 64, 64}, true},
-    {{weight_format::fp8_e4m3, 16, 96, 96, 16}},    {{weight_format::int4, 72, 1024, 128, 1, true}},
+    {{weight_format::int4, 20, 160, 32}},
+    {{weight_format::int4, 48, 128, 64, 1, true}},
+    {{weight_format::int4, 24, 160, 160}},
+    {{weight_format::int8, 40, 96, 32}},
+    {{weight_format::fp8_e4m3, 48, 160, 128, 128}},
+    {{weight_format::fp8_e4m3, 32, 64, 64}, true},
+    {{weight_format::fp8_e4m3, 16, 96, 96, 16}},
+    {{weight_format::int4, 72, 1024, 128, 1, true}},
     {{weight_format::fp8_e4m3, 64, 512, 128, 128}},
+    // More tiles than a block's warps load in one batch (16): the double-buffered loads.
+    {{weight_format::int4, 16, 2560, 128}},
+    {{weight_format::int8, 24, 1536, 64}},
 };
 
 struct uploaded {
