@@ -388,5 +388,53 @@ TEST(device_quantized, decode_graphs_replay_the_quantized_layers) {
   }
 }
 
+// Decode batches past 16 rows dequantize into scratch and call cuBLAS (quantized_linear.h);
+// under graph capture they may only where the profiling forward (plan_kv_pool, at the
+// largest step) made that scratch first, as the engine does. Replayed batches of 20
+// (padded to 24) give the eager steps' tokens and logits (tiny-qwen2 as AWQ int4, bf16).
+TEST(device_quantized, graphs_of_large_batches_use_the_profiled_scratch) {
+  const auto dir = pagedserve::testing::goldens_dir() / "models" / "tiny-qwen2";
+  auto config = load_model_config(dir);
+  ASSERT_TRUE(config.ok());
+  const checkpoint weights = quantized_tiny_qwen2(*config, [](auto& w, auto out, auto in) {
+    quant::int_rtn_options o;
+    o.group_size = 64;
+    return quant::quantize_int_rtn(w, out, in, o);
+  });
+  std::string why;
+  auto eager_backend = device_backend(kernels::dtype::bf16, &why);
+  if (eager_backend == nullptr) GTEST_SKIP() << "no CUDA device: " << why;
+  auto graph_backend = device_backend(kernels::dtype::bf16, &why);
+  auto eager_weights = upload_model_weights(*eager_backend, *config, weights);
+  auto graph_weights = upload_model_weights(*graph_backend, *config, weights);
+  ASSERT_TRUE(eager_weights.ok() && graph_weights.ok());
+  model_forward eager(*eager_backend, *config, std::move(*eager_weights));
+  model_forward replayed(*graph_backend, *config, std::move(*graph_weights));
+  kv_pool_request request;
+  request.gpu_memory_utilization = 0.05;
+  request.max_num_batched_tokens = 256;
+  request.max_num_seqs = 24;
+  request.max_model_len = 256;
+  ASSERT_TRUE(plan_kv_pool(replayed, request).ok());
+  std::vector<scheduled_sequence> seqs;
+  for (int i = 0; i < 20; ++i) {
+    seqs.push_back({{1, static_cast<token_id>(30 + 7 * i), 230, 41, 5}, 64, 0, 5});
+  }
+  const decode_graph_options graphs{{24}, 512};
+  const auto want = run_schedule(eager, seqs, 16);
+  const auto got = run_schedule(replayed, seqs, 16, 256, &graphs);
+  ASSERT_NE(replayed.graphs(), nullptr);
+  EXPECT_GT(replayed.graphs()->num_replays(), 0U);
+  for (std::size_t i = 0; i < seqs.size(); ++i) {
+    EXPECT_EQ(got[i].generated, want[i].generated) << "sequence " << i;
+    double max_ref = 0.0;
+    for (float v : want[i].generated_logits) {
+      max_ref = std::max(max_ref, std::abs(static_cast<double>(v)));
+    }
+    EXPECT_LE(max_abs_error(got[i].generated_logits, want[i].generated_logits), 3e-2 * max_ref)
+        << "sequence " << i;
+  }
+}
+
 }  // namespace
 }  // namespace pagedserve::forward::testing
