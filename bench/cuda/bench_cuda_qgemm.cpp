@@ -60,6 +60,8 @@ host_quantized make_layer(weight_format format, const projection& p) {
   h.view.out_features = n;
   h.view.in_features = k;
   h.view.group_size = group;
+  // As a W8A8 checkpoint's layer, so the W8A8 route takes it too (w8a16 ignores the flag).
+  h.view.fp8_activations = format == weight_format::fp8_e4m3;
   h.view.codes =
       kernels::tensor::make(h.codes.data(), dtype::u8, {static_cast<std::int64_t>(h.codes.size())});
   h.view.scales = kernels::tensor::make(h.scales.data(), dtype::f32, {n, groups});
