@@ -340,6 +340,23 @@ TEST(device_quantized, bf16_computes_with_the_codes_and_gives_the_cpu_quantized_
   }
 }
 
+// Replayed steps against eager ones in bf16: the same tokens, and logits within 3% of the
+// largest (graphs pad the batch, so the rows' sums may round differently, as in the dense
+// graphs test).
+void expect_replayed_steps_match(const std::vector<sequence_record>& got,
+                                 const std::vector<sequence_record>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].generated, want[i].generated) << "sequence " << i;
+    double max_ref = 0.0;
+    for (float v : want[i].generated_logits) {
+      max_ref = std::max(max_ref, std::abs(static_cast<double>(v)));
+    }
+    EXPECT_LE(max_abs_error(got[i].generated_logits, want[i].generated_logits), 3e-2 * max_ref)
+        << "sequence " << i;
+  }
+}
+
 // Decode graphs capture the quantized layers' GEMM (the mixed-input kernel, whatever the
 // batch, as nothing may allocate under capture): replayed steps give the eager steps'
 // tokens and logits (tiny-qwen2 as GPTQ act-order int4, bf16).
@@ -376,16 +393,7 @@ TEST(device_quantized, decode_graphs_replay_the_quantized_layers) {
   const auto got = run_schedule(replayed, seqs, 16, 256, &graphs);
   ASSERT_NE(replayed.graphs(), nullptr);
   EXPECT_GT(replayed.graphs()->num_replays(), 0U);
-  for (std::size_t i = 0; i < seqs.size(); ++i) {
-    EXPECT_EQ(got[i].generated, want[i].generated) << "sequence " << i;
-    double max_ref = 0.0;
-    for (float v : want[i].generated_logits) {
-      max_ref = std::max(max_ref, std::abs(static_cast<double>(v)));
-    }
-    // Graphs pad the batch, so the rows' sums may round differently (as in the dense test).
-    EXPECT_LE(max_abs_error(got[i].generated_logits, want[i].generated_logits), 3e-2 * max_ref)
-        << "sequence " << i;
-  }
+  expect_replayed_steps_match(got, want);
 }
 
 // Decode batches past 16 rows dequantize into scratch and call cuBLAS (quantized_linear.h);
@@ -425,15 +433,7 @@ TEST(device_quantized, graphs_of_large_batches_use_the_profiled_scratch) {
   const auto got = run_schedule(replayed, seqs, 16, 256, &graphs);
   ASSERT_NE(replayed.graphs(), nullptr);
   EXPECT_GT(replayed.graphs()->num_replays(), 0U);
-  for (std::size_t i = 0; i < seqs.size(); ++i) {
-    EXPECT_EQ(got[i].generated, want[i].generated) << "sequence " << i;
-    double max_ref = 0.0;
-    for (float v : want[i].generated_logits) {
-      max_ref = std::max(max_ref, std::abs(static_cast<double>(v)));
-    }
-    EXPECT_LE(max_abs_error(got[i].generated_logits, want[i].generated_logits), 3e-2 * max_ref)
-        << "sequence " << i;
-  }
+  expect_replayed_steps_match(got, want);
 }
 
 }  // namespace
