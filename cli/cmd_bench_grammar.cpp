@@ -26,12 +26,12 @@ namespace {
 namespace fs = std::filesystem;
 using clock_type = std::chrono::steady_clock;
 
-// As the tests find the shared fixtures: $PAGEDSERVE_SHARED_DIR, else the build's setting.
-fs::path shared_dir() {
-  if (const char* env = std::getenv("PAGEDSERVE_SHARED_DIR"); env != nullptr && *env != '\0') {
+// As the tests find their fixtures: $PAGEDSERVE_TESTDATA_DIR, else the build's setting.
+fs::path testdata_dir() {
+  if (const char* env = std::getenv("PAGEDSERVE_TESTDATA_DIR"); env != nullptr && *env != '\0') {
     return env;
   }
-  return PAGEDSERVE_SHARED_DIR_DEFAULT;
+  return PAGEDSERVE_TESTDATA_DIR_DEFAULT;
 }
 
 int fail(const error& e) {
@@ -93,7 +93,7 @@ status add_xgrammar(const bench_grammar_options& opt, const xgrammar_input& in,
 }  // namespace
 
 void add_bench_grammar_options(CLI::App& app, bench_grammar_options& opt) {
-  opt.tokenizer_dir = (shared_dir() / "tokenizers" / "llama3").string();
+  opt.tokenizer_dir = (testdata_dir() / "tokenizers" / "llama3").string();
   opt.workload_path = PAGEDSERVE_SOURCE_DIR "/bench/grammar/workloads/default.json";
   opt.xgrammar_js = PAGEDSERVE_SOURCE_DIR "/bench/grammar/js";
   app.add_option("--tokenizer", opt.tokenizer_dir, "tokenizer folder (tokenizer.json)")

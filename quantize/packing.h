@@ -1,7 +1,7 @@
 #pragma once
 // packing: one quantized linear layer (quant::quantized_linear) as the tensors a checkpoint
 // format stores for it, named "<module>.<tensor>" (module: "model.layers.0.self_attn.q_proj").
-// Layouts: shared/design/QUANTIZATION.md §1-3. Every packer is exact (the integers and the
+// Layouts: docs/design/QUANTIZATION.md §1-3. Every packer is exact (the integers and the
 // scales are the layer's; only their order and encoding change) and refuses, naming the
 // module, a layer its format cannot hold.
 //

@@ -1,6 +1,6 @@
 #pragma once
 // quantize_options: what `pagedserve quantize` writes, and the quantization_config each
-// producer writes into config.json for it (shared/design/QUANTIZATION.md §1-3).
+// producer writes into config.json for it (docs/design/QUANTIZATION.md §1-3).
 //
 //   awq              AutoAWQ GEMM, 4 bits, zero points            quant_method "awq"
 //   gptq, gptq_v2    AutoGPTQ layout, 4/8 bits, sym or asym,      quant_method "gptq",

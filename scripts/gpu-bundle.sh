@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds the GPU bundle on the Debian build machine (shared/device/RUNBOOK.md): the CUDA
+# Builds the GPU bundle on the Debian build machine (docs/design/gpu-runbook.md): the CUDA
 # targets in build-gpu/ (Release, sm_90a), then a self-contained folder build-gpu/bundle/
 #   bin/       the test and benchmark binaries, and `pagedserve` (bench offline end to end)
 #   lib/       every shared library they need that is neither glibc nor CUDA (per ldd)
-#   fixtures/  fixtures from ../shared that bundled tests read, laid out as ../shared is
-#              (PAGEDSERVE_SHARED_DIR): GPU_BUNDLE_FIXTURES, by default goldens/models (the
+#   fixtures/  fixtures from tests/data that bundled tests read, laid out as tests/data is
+#              (PAGEDSERVE_TESTDATA_DIR): GPU_BUNDLE_FIXTURES, by default goldens/models (the
 #              forward tests read them) and bench/nano-256.jsonl (the offline benchmark's
 #              workload). The carry limit is 64 MiB, so bundle little.
 # packs it as build-gpu/bundle.tar.xz (the folder is over the 64 MiB carry limit, the archive,
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 build="build-gpu"
 bundle=$build/bundle
 targets="test_cuda_device test_cuda_ops test_forward_cuda test_step_executor_cuda test_engine_cuda bench_cuda_kernels bench_cuda_decode bench_cuda_gemm bench_cuda_qgemm pagedserve ${GPU_BUNDLE_TARGETS:-}"
-shared_dir=${PAGEDSERVE_SHARED_DIR:-$(pwd)/../shared}
+testdata_dir=${PAGEDSERVE_TESTDATA_DIR:-$(pwd)/tests/data}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPAGEDSERVE_ENABLE_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90a -DPAGEDSERVE_BUILD_BENCHMARKS=OFF
@@ -61,7 +61,7 @@ done
 fixtures=${GPU_BUNDLE_FIXTURES-goldens/models bench/nano-256.jsonl}
 for fixture in $fixtures; do
   mkdir -p "$bundle/fixtures/$(dirname "$fixture")"
-  cp -r "$shared_dir/$fixture" "$bundle/fixtures/$fixture"
+  cp -r "$testdata_dir/$fixture" "$bundle/fixtures/$fixture"
 done
 
 strip --strip-unneeded "$bundle"/bin/*

@@ -14,7 +14,7 @@
 #   4. test_engine_cuda: the actor engine driving the CUDA backend
 #   5. `pagedserve bench offline` on nano-256 (dummy bf16 weights) for each shape of
 #      OFFLINE_SHAPES, most important first: llama-3.2-1b (against the physical ceiling and
-#      HF transformers measured on this card, shared/bench/README.md), qwen3-0.6b, llama-3-8b; then
+#      HF transformers measured on this card, docs/design/peer-figures.md), qwen3-0.6b, llama-3-8b; then
 #      OFFLINE_FP8_KV_SHAPES again with an fp8 e4m3 KV cache
 #   6. quantized: `pagedserve quantize --dummy-weights` writes QUANT_SHAPE in each of
 #      QUANT_METHODS, and bench offline runs each with every QUANT_KV cache; a last table gives
@@ -61,7 +61,7 @@ pack_logs() { [[ -n "${OUT:-}" ]] && tar -C "$logs" -czf "$OUT/gpu-check-logs.ta
 trap pack_logs EXIT
 [[ -d "$bundle/bin" ]] || { echo "gpu-check: no bundle in $bundle (run scripts/gpu-bundle.sh)" >&2; exit 2; }
 export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-export PAGEDSERVE_SHARED_DIR="$bundle/fixtures"
+export PAGEDSERVE_TESTDATA_DIR="$bundle/fixtures"
 budget=${GPU_CHECK_BUDGET:-560}
 e2e_reserve=${E2E_RESERVE:-300}
 parts=" ${GPU_CHECK_PARTS:-tests benchmarks engine offline quantized quant-eval} "

@@ -2,7 +2,7 @@
 // config/models/llama-3.2-1b.json) on the CUDA backend in bf16, at several batch sizes, next
 // to its memory floor: a decode step must read every weight once plus the KV of every
 // sequence, so it takes at least (weight bytes + KV bytes) / 4.27 TB/s (the H200's copy
-// bandwidth, shared/device/RUNBOOK.md). Each batch is timed through its captured decode graph
+// bandwidth, docs/design/gpu-runbook.md). Each batch is timed through its captured decode graph
 // and eagerly (kernel by kernel) in the same run; a step includes the index arrays' copy and
 // greedy sampling on the device. The KV cache holds random values at `--context` tokens per
 // sequence (no prefill is run: a decode step's cost does not depend on the values).

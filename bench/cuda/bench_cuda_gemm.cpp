@@ -3,7 +3,7 @@
 // 256 and 4096 rows, on the projection shapes of Llama-3.2-1B and Llama-3-8B. Each line
 // gives the time, the TFLOP/s, the weight bytes per second and the share of the roofline: the
 // time it would take at the larger of (bytes read and written) / 4.27 TB/s and
-// FLOPs / 789 TFLOP/s (the H200's measured ceilings, shared/device/RUNBOOK.md). These are the
+// FLOPs / 789 TFLOP/s (the H200's measured ceilings, docs/design/gpu-runbook.md). These are the
 // baseline of the W4A16 and FP8 goals (W4A16 decode at M <= 16: >= 3x this time; FP8 at
 // M >= 1024: >= 1.3x). Beside each, the FP8 W8A8 matmul of the same shape: the activations
 // quantized per token (quantize_rows_e4m3) and cuBLASLt's FP8 GEMM with per-token and

@@ -1,5 +1,5 @@
 // bench_cuda_kernels: our CUDA kernels (and cuBLAS for scale) on the shapes that matter,
-// against the H200's ceilings measured in shared/device/RUNBOOK.md:
+// against the H200's ceilings measured in docs/design/gpu-runbook.md:
 //   decode paged attention, bf16, 16-token blocks in a shuffled order: achieved bandwidth
 //     over the K/V bytes it must read, against 4.27 TB/s (goal >= 75%)
 //   prefill attention on tensor cores: causal FLOPs per second against 789 TFLOP/s

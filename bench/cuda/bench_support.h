@@ -20,7 +20,7 @@
 
 namespace pagedserve::bench {
 
-// shared/device/RUNBOOK.md: measured on the H200 this project tests on.
+// docs/design/gpu-runbook.md: measured on the H200 this project tests on.
 inline constexpr double h200_copy_bytes_per_s = 4.27e12;  // device-to-device, read + write
 inline constexpr double h200_bf16_flops = 789e12;         // 8192^3 matmul
 

@@ -21,7 +21,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const defaults = {
     hidden: 1024, layers: 8, heads: 16, 'kv-heads': 4, 'head-dim': 64, intermediate: 2816,
     vocab: 32000, 'max-pos': 2048, 'rope-theta': 10000, 'rms-eps': 1e-5, seed: 1234,
-    tokenizer: path.join(repoRoot, '..', 'shared', 'tokenizers', 'llama2'),
+    tokenizer: path.join(repoRoot, 'tests', 'data', 'tokenizers', 'llama2'),
     out: '', name: '',
 };
 
@@ -40,7 +40,7 @@ function usage() {
   --rms-eps F         rms_norm_eps                (default ${defaults['rms-eps']})
   --seed N            PRNG seed                   (default ${defaults.seed})
   --tokenizer DIR     folder with tokenizer.json + tokenizer_config.json (Llama-2, 32000 tokens)
-                      (default ../shared/tokenizers/llama2 beside the repository)
+                      (default tests/data/tokenizers/llama2: bash scripts/test-data.sh)
   --name NAME         model name (default llama-<params>m-h<hidden>-l<layers>)
   --out DIR           output folder (default build-peers/weights/NAME)
   --force             rewrite even when OUT holds files made with the same flags

@@ -98,7 +98,7 @@ void compare_ids(const std::vector<token_id>& ours, const std::vector<token_id>&
 int main(int argc, char** argv) {
   const fs::path tok_dir = argc > 1
                                ? fs::path(argv[1])
-                               : fs::path(PAGEDSERVE_SHARED_DIR_DEFAULT) / "tokenizers" / "llama3";
+                               : fs::path(PAGEDSERVE_TESTDATA_DIR_DEFAULT) / "tokenizers" / "llama3";
   const std::size_t bytes = argc > 2 ? std::stoul(argv[2]) : 1000000;
   const fs::path work_dir = argc > 3 ? fs::path(argv[3]) : fs::temp_directory_path();
 

@@ -1,6 +1,6 @@
 #pragma once
 // rtn_quantize: round-to-nearest quantization of one linear weight W [out, in] (fp32,
-// row-major) into quantized_linear, with the producers' formulas (shared/design/
+// row-major) into quantized_linear, with the producers' formulas (docs/design/
 // QUANTIZATION.md §1-3). No calibration: this makes checkpoints in the real formats for
 // loader and kernel tests, not models of GPTQ/AWQ quality.
 //

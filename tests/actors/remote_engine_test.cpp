@@ -23,6 +23,7 @@
 #include "actors/engine_actor.h"
 #include "actors/spawn_engine.h"
 #include "tests/actors/engine_test_support.h"
+#include "tests/support/test_paths.h"
 
 extern char** environ;
 
@@ -166,7 +167,7 @@ std::vector<chunk_logprob> logprobs_of(const event_recorder& rec) {
 }
 
 TEST(RemoteEngine, StreamsOverTheNetworkLikeALocalEngineAndShutsDownTheServer) {
-  child_process server({std::string(PAGEDSERVE_BINARY_DIR) + "/bin/remote_engine", "serve",
+  child_process server({(pagedserve::testing::binary_dir() / "bin" / "remote_engine").string(), "serve",
                         "--port", "0", "--model", "demo-random"});
   ASSERT_TRUE(server.started());
   const auto port_line = server.read_line(60s);

@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-const fs::path demo_model = fs::path(PAGEDSERVE_SOURCE_DIR) / "models" / "pagedserve-demo";
+const fs::path demo_model = pagedserve::testing::source_dir() / "models" / "pagedserve-demo";
 
 const std::string workload_lines =
     "{\"text\": \"The jury said it did find that the city had been wise in its choice.\"}\n"

@@ -1,4 +1,4 @@
-// Packed words against the layouts of shared/design/QUANTIZATION.md, worked out by hand.
+// Packed words against the layouts of docs/design/QUANTIZATION.md, worked out by hand.
 // Layers are built code by code (not by RTN) so each test sees only the packing.
 #include "quantize/packing.h"
 

@@ -15,13 +15,14 @@
 
 #include "quantize/quantize_folder.h"
 #include "runtime/model/safetensors_file.h"
+#include "tests/support/test_paths.h"
 
 namespace pagedserve::quantize::testing {
 
 namespace fs = std::filesystem;
 
 inline fs::path demo_model_dir() {
-  return fs::path(PAGEDSERVE_SOURCE_DIR) / "models" / "pagedserve-demo";
+  return pagedserve::testing::source_dir() / "models" / "pagedserve-demo";
 }
 
 // The demo's linear shapes [out, in]: hidden 256, q 4 x 64, kv 2 x 64, intermediate 704.

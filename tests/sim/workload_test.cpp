@@ -1,4 +1,4 @@
-// Workload lines as the simulator reads them (the format of shared/bench/nano-256.jsonl).
+// Workload lines as the simulator reads them (the format of tests/data/bench/nano-256.jsonl).
 
 #include "sim/workload.h"
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include "tests/support/test_paths.h"
 
 namespace pagedserve::testing {
 
@@ -16,7 +17,7 @@ struct cli_result {
 
 // Runs build/bin/<binary> with `args` appended, through the shell (quote paths yourself).
 inline cli_result run_built_binary(const std::string& binary, const std::string& args) {
-  const std::filesystem::path path = std::filesystem::path(PAGEDSERVE_BINARY_DIR) / "bin" / binary;
+  const std::filesystem::path path = pagedserve::testing::binary_dir() / "bin" / binary;
   const std::string command = path.string() + " " + args;
   cli_result r;
   FILE* pipe = popen(command.c_str(), "r");

@@ -1,21 +1,14 @@
 #pragma once
-// Where the shared fixtures live. One setting: the environment variable
-// PAGEDSERVE_SHARED_DIR if set, else the CMake cache entry of the same name.
+// The fixtures under tests/data (its README says where each came from).
 
-#include <cstdlib>
 #include <filesystem>
+
+#include "tests/support/test_paths.h"
 
 namespace pagedserve::testing {
 
-inline std::filesystem::path shared_dir() {
-  if (const char* env = std::getenv("PAGEDSERVE_SHARED_DIR"); env != nullptr && *env != '\0') {
-    return env;
-  }
-  return PAGEDSERVE_SHARED_DIR_DEFAULT;
-}
-
-inline std::filesystem::path goldens_dir() { return shared_dir() / "goldens"; }
-inline std::filesystem::path tokenizers_dir() { return shared_dir() / "tokenizers"; }
-inline std::filesystem::path bench_dir() { return shared_dir() / "bench"; }
+inline std::filesystem::path goldens_dir() { return testdata_dir() / "goldens"; }
+inline std::filesystem::path tokenizers_dir() { return testdata_dir() / "tokenizers"; }
+inline std::filesystem::path bench_dir() { return testdata_dir() / "bench"; }
 
 }  // namespace pagedserve::testing

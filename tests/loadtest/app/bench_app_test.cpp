@@ -28,7 +28,7 @@ namespace json = boost::json;
 
 using bench_result = pagedserve::testing::cli_result;
 
-fs::path bin_dir() { return fs::path(PAGEDSERVE_BINARY_DIR) / "bin"; }
+fs::path bin_dir() { return pagedserve::testing::binary_dir() / "bin"; }
 
 bench_result run_bench(const std::string& args, bool with_stderr = false) {
   return pagedserve::testing::run_built_binary(

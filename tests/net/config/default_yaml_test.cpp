@@ -10,11 +10,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include "net/config/server_config.h"
+#include "tests/support/test_paths.h"
 
 namespace pagedserve::net {
 namespace {
 
-const std::filesystem::path config_dir = std::filesystem::path(PAGEDSERVE_SOURCE_DIR) / "config";
+const std::filesystem::path config_dir = pagedserve::testing::source_dir() / "config";
 
 // Every field, one by one (a new field belongs here, in config_keys() and in the file).
 void expect_same(const server_config& a, const server_config& b) {

@@ -1,6 +1,6 @@
 // The chat templates of real models rendered by `pagedserve serve` against an independent
 // Jinja implementation (@huggingface/jinja): Qwen3's and Llama-3's templates from
-// shared/tokenizers, sent as a trusted request chat_template, over conversations with tool
+// tests/data/tokenizers, sent as a trusted request chat_template, over conversations with tool
 // calls (arguments as JSON text), tool responses, reasoning, documents and
 // continue_final_message. The server's rendering is read back through /tokenize and
 // /detokenize (the demo tokenizer is byte-level, so the round trip is exact). The reference
@@ -16,12 +16,11 @@ import { Template } from '@huggingface/jinja';
 import { binary_from_args, post_json, server_test, start_server } from './lib/harness.mjs';
 
 const binary = binary_from_args();
-const shared = process.env.PAGEDSERVE_SHARED_DIR || new URL('../../../../shared', import.meta.url).pathname;
-const tokenizers = `${shared}/tokenizers`;
-if (!existsSync(`${tokenizers}/qwen3/tokenizer_config.json`)) {
-  console.log(`skip: no tokenizers under ${tokenizers} (set PAGEDSERVE_SHARED_DIR)`);
-  process.exit(77);
-}
+const testdata = process.env.PAGEDSERVE_TESTDATA_DIR || new URL('../../data', import.meta.url).pathname;
+const tokenizers = `${testdata}/tokenizers`;
+// Installed by scripts/test-data.sh (scripts/test.sh runs it): missing files are a failure.
+assert.ok(existsSync(`${tokenizers}/qwen3/tokenizer_config.json`),
+          `no tokenizers under ${tokenizers}: run bash scripts/test-data.sh`);
 const template_of = (name) =>
   JSON.parse(readFileSync(`${tokenizers}/${name}/tokenizer_config.json`, 'utf8')).chat_template;
 const templates = { qwen3: template_of('qwen3'), llama3: template_of('llama3') };

@@ -1,5 +1,5 @@
 // libFuzzer target: request bodies through the OpenAI parsers (completions and chat, with
-// the Llama-3 and Qwen3 tokenizers and chat templates from ../shared, and with no tokenizer)
+// the Llama-3 and Qwen3 tokenizers and chat templates from tests/data, and with no tokenizer)
 // and WebSocket client messages through parse_ws_message. The first input byte picks the
 // parser and the model; the rest is the body. Besides the sanitizers it checks properties
 // that hold for every body:

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/net/http/response_parser.h"
+#include "tests/support/test_paths.h"
 
 namespace pagedserve::net {
 namespace {
@@ -19,7 +20,7 @@ namespace http = boost::beast::http;
 namespace fs = std::filesystem;
 using testing::parse_response;
 
-const fs::path static_dir = fs::path(PAGEDSERVE_SOURCE_DIR) / "web" / "static";
+const fs::path static_dir = pagedserve::testing::source_dir() / "web" / "static";
 
 std::string file_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

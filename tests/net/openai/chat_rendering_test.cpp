@@ -2,7 +2,7 @@
 // that print one variable): assistant tool_calls with null content, tool messages,
 // function.arguments parsed from JSON text as vLLM does, documents, continue_final_message.
 // Every expected text is hand-derived by reading the template (tokenizer_config.json in
-// shared/tokenizers) with Jinja's semantics and vLLM's preprocessing; the prompt ids must
+// tests/data/tokenizers) with Jinja's semantics and vLLM's preprocessing; the prompt ids must
 // be the ids of that text.
 
 #include <memory>

@@ -29,7 +29,7 @@ struct served_model {
   model_context context;
 };
 
-// The tokenizer and chat template of shared/tokenizers/<family>, served with the test
+// The tokenizer and chat template of tests/data/tokenizers/<family>, served with the test
 // limits (max_model_len 256).
 inline served_model load_served_model(const char* family) {
   served_model m;

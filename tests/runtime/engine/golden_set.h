@@ -1,5 +1,5 @@
 #pragma once
-// golden_set: one HF golden model (shared/goldens/models/<name>) as the executor tests use
+// golden_set: one HF golden model (tests/data/goldens/models/<name>) as the executor tests use
 // it: config, host weights, the prompts, HF's greedy continuations and their logits.
 
 #include <gtest/gtest.h>

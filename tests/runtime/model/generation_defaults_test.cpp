@@ -9,6 +9,7 @@
 
 #include "runtime/model/generation_defaults.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace pagedserve {
 namespace {
@@ -21,7 +22,7 @@ void write(const temp_dir& dir, const std::string& json) {
 
 TEST(GenerationDefaults, TheShippedDemoModelRecommendsTemperatureAndTopP) {
   const auto d =
-      load_generation_defaults(std::string(PAGEDSERVE_SOURCE_DIR) + "/models/pagedserve-demo");
+      load_generation_defaults((pagedserve::testing::source_dir() / "models" / "pagedserve-demo").string());
   ASSERT_TRUE(d.ok()) << d.err().message;
   EXPECT_EQ(d->temperature, 0.8f);
   EXPECT_EQ(d->top_p, 0.95f);

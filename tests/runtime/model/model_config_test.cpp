@@ -7,6 +7,7 @@
 
 #include "runtime/model/demo_model.h"
 #include "tests/runtime/model/model_test_support.h"
+#include "tests/support/test_paths.h"
 
 namespace pagedserve {
 namespace {
@@ -139,7 +140,7 @@ TEST(model_config, LegacyRopeSpellingGivesIdenticalConfig) {
 
 TEST(model_config, Llama3RopeScalingInLegacyForm) {
   result<model_config> c = parse_model_config(
-      read_file(std::filesystem::path(PAGEDSERVE_SOURCE_DIR) / "config/models/llama-3.2-1b.json"));
+      read_file(pagedserve::testing::source_dir() / "config/models/llama-3.2-1b.json"));
   ASSERT_TRUE(c.ok()) << c.err().message;
   EXPECT_EQ(c->rope.kind, rope_kind::llama3);
   EXPECT_DOUBLE_EQ(c->rope.theta, 500000.0);
@@ -304,7 +305,7 @@ TEST(model_config, RejectsInconsistentShapes) {
 
 TEST(model_config, PublicModelFilesParse) {
   const std::filesystem::path models =
-      std::filesystem::path(PAGEDSERVE_SOURCE_DIR) / "config/models";
+      pagedserve::testing::source_dir() / "config/models";
   result<model_config> llama1b = parse_model_config(read_file(models / "llama-3.2-1b.json"));
   ASSERT_TRUE(llama1b.ok()) << llama1b.err().message;
   EXPECT_EQ(llama1b->hidden_size, 2048);

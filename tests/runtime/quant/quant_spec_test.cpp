@@ -1,4 +1,4 @@
-// The configs below are written as their producers write them (shared/design/QUANTIZATION.md
+// The configs below are written as their producers write them (docs/design/QUANTIZATION.md
 // sections 1-3): AutoAWQ's to_transformers_dict, AutoGPTQ's and GPTQModel's quantize configs,
 // HF FineGrainedFP8 (Qwen3-FP8) and llm-compressor's FP8 presets. Each refusal is checked for
 // its error code and for naming the key and the value.

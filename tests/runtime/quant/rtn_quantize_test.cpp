@@ -1,5 +1,5 @@
 // Round-to-nearest quantization against examples worked out by hand from the producers'
-// formulas (shared/design/QUANTIZATION.md §1-3). fp16 values: 0.2 is stored as
+// formulas (docs/design/QUANTIZATION.md §1-3). fp16 values: 0.2 is stored as
 // 1.599609375 * 2^-3 = 0.199951171875 (mantissa round(0.6 * 1024) = 614); 0.1 likewise as
 // 0.0999755859375; 1/15 as 1.06640625 * 2^-4 = 0.066650390625 (mantissa 68).
 #include "runtime/quant/rtn_quantize.h"

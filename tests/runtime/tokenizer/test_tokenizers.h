@@ -1,5 +1,5 @@
 #pragma once
-// Shared helpers of the tokenizer tests: the real tokenizers under shared/tokenizers (loaded
+// Shared helpers of the tokenizer tests: the real tokenizers under tests/data/tokenizers (loaded
 // once per test binary) and their HF golden cases.
 
 #include <memory>

@@ -12,12 +12,13 @@
 
 #include "runtime/engine/built_in_model.h"
 #include "tests/train/model/shipped_model_support.h"
+#include "tests/support/test_paths.h"
 
 namespace pagedserve::train {
 namespace {
 
 std::filesystem::path corpus_text(const char* name) {
-  return std::filesystem::path(PAGEDSERVE_DEMO_CORPUS_DIR) / "text" / name;
+  return pagedserve::testing::demo_corpus_dir() / "text" / name;
 }
 
 // Lower-cased runs of letters (an apostrophe inside a word belongs to it: "don't").

@@ -1,5 +1,5 @@
 // The trainer's forward against HF transformers: the tiny-llama golden model's weights
-// (../shared/goldens, written by transformers' LlamaForCausalLM) loaded into the trainer's
+// (tests/data/goldens, written by transformers' LlamaForCausalLM) loaded into the trainer's
 // parameter layout, and its logits for each golden prompt compared with the ones
 // transformers computed. The trainer shares no forward code with the engine, so this checks
 // its own implementation of RMSNorm, RoPE, GQA attention and SwiGLU.

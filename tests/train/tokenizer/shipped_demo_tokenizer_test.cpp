@@ -21,13 +21,14 @@
 #include "train/tokenizer/hf_tokenizer_files.h"
 #include "train/tokenizer/llama3_pre_tokenizer.h"
 #include "train/tokenizer/word_counts.h"
+#include "tests/support/test_paths.h"
 
 namespace pagedserve::train {
 namespace {
 
 const std::filesystem::path shipped_dir =
-    std::filesystem::path(PAGEDSERVE_SOURCE_DIR) / "models" / "pagedserve-demo";
-const std::filesystem::path corpus_dir = PAGEDSERVE_DEMO_CORPUS_DIR;  // empty: no npm
+    pagedserve::testing::source_dir() / "models" / "pagedserve-demo";
+const std::filesystem::path corpus_dir = pagedserve::testing::demo_corpus_dir();  // empty: no npm
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
