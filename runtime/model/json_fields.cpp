@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include "runtime/model/model_limits.h"
+
 namespace pagedserve::detail {
 
 result<boost::json::object> parse_json_object(std::string_view text, std::string_view source) {
@@ -25,6 +27,14 @@ result<boost::json::object> read_json_object_file(const std::filesystem::path& p
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     return make_error(error_code::not_found, path.string() + ": file not found");
+  }
+  // Read whole, so its size is checked first (a JSON config is KBs; a FIFO is not regular).
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > model_limits::max_json_file_bytes) {
+    return make_error(error_code::corrupt_data,
+                      path.string() + ": file of " + (ec ? "unknown size" : std::to_string(size)) +
+                          " bytes is above the limit of " +
+                          std::to_string(model_limits::max_json_file_bytes) + " bytes");
   }
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;

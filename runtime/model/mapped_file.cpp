@@ -20,7 +20,9 @@ error os_error(const std::filesystem::path& path, const char* what, int errnum) 
 }  // namespace
 
 result<std::shared_ptr<const mapped_file>> mapped_file::open(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO planted in a model folder must not block open(); it is refused as
+  // not regular below (the flag changes nothing for regular files).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return os_error(path, "open", errno);
   struct stat info {};
   if (::fstat(fd, &info) != 0) {

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "runtime/model/json_fields.h"
+#include "runtime/model/model_limits.h"
 #include "runtime/model/rope_parse.h"
 
 namespace pagedserve {
@@ -63,8 +65,9 @@ std::vector<token_id> to_token_ids(json_fields& fields, std::string_view key,
                                    const std::vector<std::int64_t>& ids) {
   std::vector<token_id> out;
   for (std::int64_t id : ids) {
-    if (id < 0 || id > std::numeric_limits<token_id>::max()) {
-      fields.fail(error_code::invalid_argument, key, "holds an id out of range");
+    if (id < 0 || id > model_limits::max_token_id) {
+      fields.fail(error_code::invalid_argument, key,
+                  fmt::format("holds id {}, outside [0, {}]", id, model_limits::max_token_id));
       return {};
     }
     out.push_back(static_cast<token_id>(id));
@@ -103,8 +106,45 @@ void check_positive(json_fields& fields, std::string_view key, double value) {
   if (!(value > 0)) fields.fail(error_code::invalid_argument, key, "must be positive");
 }
 
+// A finite positive number: an infinite rope_theta or epsilon would poison every activation.
+void check_positive_finite(json_fields& fields, std::string_view key, double value) {
+  if (!(value > 0) || !std::isfinite(value)) {
+    fields.fail(error_code::invalid_argument, key,
+                fmt::format("is {}; it must be a finite positive number", value));
+  }
+}
+
+void check_cap(json_fields& fields, std::string_view key, std::int64_t value, std::int64_t cap) {
+  if (value > cap) {
+    fields.fail(error_code::invalid_argument, key,
+                fmt::format("is {}, above the limit {} (docs/model-folder-limits.md)", value, cap));
+  }
+}
+
+// The hard caps of model_limits.h, checked before anything is sized from the shape (the
+// weight list has num_hidden_layers entries per layer, the embedding vocab_size rows).
+void check_caps(json_fields& fields, const model_config& config) {
+  check_cap(fields, "vocab_size", config.vocab_size, model_limits::max_vocab_size);
+  check_cap(fields, "hidden_size", config.hidden_size, model_limits::max_hidden_size);
+  check_cap(fields, "intermediate_size", config.intermediate_size,
+            model_limits::max_intermediate_size);
+  check_cap(fields, "num_hidden_layers", config.num_layers, model_limits::max_num_layers);
+  check_cap(fields, "num_attention_heads", config.num_heads, model_limits::max_num_heads);
+  check_cap(fields, "num_key_value_heads", config.num_kv_heads, model_limits::max_num_heads);
+  check_cap(fields, "head_dim", config.head_dim, model_limits::max_head_dim);
+  check_cap(fields, "max_position_embeddings", config.max_position_embeddings,
+            model_limits::max_position_embeddings);
+  if (config.sliding_window) {
+    check_cap(fields, "sliding_window", *config.sliding_window,
+              model_limits::max_position_embeddings);
+  }
+  check_cap(fields, "original_max_position_embeddings",
+            config.rope.original_max_position_embeddings, model_limits::max_position_embeddings);
+}
+
 // Cross-field rules; the keys named are those of config.json.
 void validate(json_fields& fields, const model_config& config) {
+  check_caps(fields, config);
   check_positive(fields, "vocab_size", static_cast<double>(config.vocab_size));
   check_positive(fields, "hidden_size", static_cast<double>(config.hidden_size));
   check_positive(fields, "intermediate_size", static_cast<double>(config.intermediate_size));
@@ -114,8 +154,8 @@ void validate(json_fields& fields, const model_config& config) {
   check_positive(fields, "head_dim", static_cast<double>(config.head_dim));
   check_positive(fields, "max_position_embeddings",
                  static_cast<double>(config.max_position_embeddings));
-  check_positive(fields, "rms_norm_eps", config.rms_norm_eps);
-  check_positive(fields, "rope_theta", config.rope.theta);
+  check_positive_finite(fields, "rms_norm_eps", config.rms_norm_eps);
+  check_positive_finite(fields, "rope_theta", config.rope.theta);
   if (config.sliding_window) {
     check_positive(fields, "sliding_window", static_cast<double>(*config.sliding_window));
   }
@@ -127,7 +167,9 @@ void validate(json_fields& fields, const model_config& config) {
   if (config.head_dim % 2 != 0) {
     fields.fail(error_code::invalid_argument, "head_dim", "must be even (rotary pairs)");
   }
-  if (config.rope.kind != rope_kind::standard) check_positive(fields, "factor", config.rope.factor);
+  if (config.rope.kind != rope_kind::standard) {
+    check_positive_finite(fields, "factor", config.rope.factor);
+  }
   if (config.rope.kind == rope_kind::llama3) {
     check_positive(fields, "original_max_position_embeddings",
                    static_cast<double>(config.rope.original_max_position_embeddings));
