@@ -48,7 +48,7 @@ char32_t code_point_before(std::string_view text, std::size_t pos, std::size_t& 
 }  // namespace
 
 result<added_vocabulary> added_vocabulary::parse(const boost::json::array& tokens,
-                                                 const normalizer* norm) {
+                                                 const normalizer* norm, std::int64_t id_limit) {
   added_vocabulary vocab;
   for (const auto& item : tokens) {
     if (!item.is_object()) {
@@ -60,6 +60,12 @@ result<added_vocabulary> added_vocabulary::parse(const boost::json::array& token
     const auto* id = obj.if_contains("id");
     if (id == nullptr || !id->is_int64() || t.content.empty()) {
       return make_error(error_code::corrupt_data, "added token without id/content");
+    }
+    if (id->get_int64() < 0 || id->get_int64() >= id_limit) {
+      return make_error(error_code::corrupt_data,
+                        "added_tokens: token '" + t.content.substr(0, 64) + "' has id " +
+                            std::to_string(id->get_int64()) + ", outside [0, " +
+                            std::to_string(id_limit) + ")");
     }
     t.id = static_cast<token_id>(id->get_int64());
     t.special = json_util::get_bool(obj, "special", false);

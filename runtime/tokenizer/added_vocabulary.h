@@ -40,8 +40,10 @@ struct text_segment {
 
 class added_vocabulary {
  public:
+  // Every id must lie in [0, id_limit) (tokenizer_load: bounded by the file's entries).
   [[nodiscard]] static result<added_vocabulary> parse(const boost::json::array& tokens,
-                                                      const normalizer* norm);
+                                                      const normalizer* norm,
+                                                      std::int64_t id_limit);
 
   // Cuts text at the added tokens of one kind (normalized == false: matched on raw text).
   void split(std::string_view text, bool normalized, std::vector<text_segment>& out) const;

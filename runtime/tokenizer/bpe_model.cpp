@@ -12,7 +12,8 @@
 
 namespace pagedserve {
 
-result<std::unique_ptr<bpe_model>> bpe_model::parse(const boost::json::object& model) {
+result<std::unique_ptr<bpe_model>> bpe_model::parse(const boost::json::object& model,
+                                                    std::int64_t id_limit) {
   const std::string type = json_util::type_of(model);
   if (!type.empty() && type != "BPE") return json_util::unsupported("model", type);
   if (const auto* dropout = model.if_contains("dropout"); dropout && !dropout->is_null()) {
@@ -30,7 +31,7 @@ result<std::unique_ptr<bpe_model>> bpe_model::parse(const boost::json::object& m
   bpe->continuing_subword_prefix_ =
       json_util::get_string(model, "continuing_subword_prefix").value_or("");
   bpe->end_of_word_suffix_ = json_util::get_string(model, "end_of_word_suffix").value_or("");
-  if (auto s = bpe->parse_vocab(vocab->get_object()); !s) return s.err();
+  if (auto s = bpe->parse_vocab(vocab->get_object(), id_limit); !s) return s.err();
   if (auto s = bpe->parse_merges(merges->get_array()); !s) return s.err();
   if (auto unk = json_util::get_string(model, "unk_token")) {
     bpe->unk_ = bpe->token_to_id(*unk);
@@ -49,16 +50,20 @@ result<std::unique_ptr<bpe_model>> bpe_model::parse(const boost::json::object& m
   return bpe;
 }
 
-status bpe_model::parse_vocab(const boost::json::object& vocab) {
+status bpe_model::parse_vocab(const boost::json::object& vocab, std::int64_t id_limit) {
+  // The id bound comes first: id_to_token_ is sized by the largest id.
   std::size_t total = 0;
   token_id max_id = -1;
   for (const auto& entry : vocab) {
-    if (!entry.value().is_int64() || entry.value().get_int64() < 0 ||
-        entry.value().get_int64() > std::numeric_limits<token_id>::max()) {
-      return make_error(error_code::corrupt_data, "vocab id is not a valid id");
+    const boost::json::value& id = entry.value();
+    if (!id.is_int64() || id.get_int64() < 0 || id.get_int64() >= id_limit) {
+      return make_error(error_code::corrupt_data,
+                        "model.vocab: token '" + std::string(entry.key().substr(0, 64)) +
+                            "' has id " + boost::json::serialize(id) + ", outside [0, " +
+                            std::to_string(id_limit) + ")");
     }
     total += entry.key().size();
-    max_id = std::max(max_id, static_cast<token_id>(entry.value().get_int64()));
+    max_id = std::max(max_id, static_cast<token_id>(id.get_int64()));
   }
   arena_.reserve(total);
   id_to_token_.resize(static_cast<std::size_t>(max_id + 1));

@@ -26,7 +26,11 @@ namespace pagedserve {
 
 class bpe_model {
  public:
-  [[nodiscard]] static result<std::unique_ptr<bpe_model>> parse(const boost::json::object& model);
+  // Every vocabulary id must lie in [0, id_limit) (tokenizer_load: bounded by the file's
+  // entries), so the id-indexed tables stay the size of the file's vocabulary, however large
+  // an id it writes.
+  [[nodiscard]] static result<std::unique_ptr<bpe_model>> parse(const boost::json::object& model,
+                                                                std::int64_t id_limit);
 
   // Appends the ids of one pre-token (HF Model::tokenize).
   void tokenize(std::string_view word, std::vector<token_id>& out) const;
@@ -37,7 +41,7 @@ class bpe_model {
   [[nodiscard]] std::size_t vocab_size() const { return vocab_.size(); }
 
  private:
-  [[nodiscard]] status parse_vocab(const boost::json::object& vocab);
+  [[nodiscard]] status parse_vocab(const boost::json::object& vocab, std::int64_t id_limit);
   [[nodiscard]] status parse_merges(const boost::json::array& merges);
   struct merge_text {
     std::string_view a;

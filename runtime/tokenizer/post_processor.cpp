@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 
+#include "runtime/model/model_limits.h"
 #include "runtime/tokenizer/json_util.h"
 
 namespace pagedserve {
@@ -62,7 +63,11 @@ result<std::vector<token_id>> special_ids(const boost::json::object& specials,
   }
   std::vector<token_id> out;
   for (const auto& id : ids->get_array()) {
-    if (!id.is_int64()) return make_error(error_code::corrupt_data, "bad id");
+    if (!id.is_int64() || id.get_int64() < 0 || id.get_int64() > model_limits::max_token_id) {
+      return make_error(error_code::corrupt_data,
+                        "TemplateProcessing special '" + std::string(name).substr(0, 64) +
+                            "' has id " + boost::json::serialize(id) + ", not a token id");
+    }
     out.push_back(static_cast<token_id>(id.get_int64()));
   }
   return out;

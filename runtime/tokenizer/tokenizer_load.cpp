@@ -1,11 +1,13 @@
 // tokenizer::load: reads tokenizer.json (every component, or an error naming the one we do not
 // support) and tokenizer_config.json (special token names and the chat template).
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include <boost/json.hpp>
 
+#include "runtime/model/model_limits.h"
 #include "runtime/tokenizer/hf_tokenizer.h"
 #include "runtime/tokenizer/json_util.h"
 
@@ -13,13 +15,23 @@ namespace pagedserve {
 
 namespace {
 
+// The whole file, once it is known to be a regular file within the size limit (a FIFO, a
+// folder or a 100 GB file in its place is refused before anything is read or allocated).
 result<std::string> read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return make_error(error_code::not_found, path.string() + ": not found or not a regular file");
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > model_limits::max_tokenizer_file_bytes) {
+    return make_error(error_code::corrupt_data,
+                      path.string() + ": file of " + (ec ? "unknown size" : std::to_string(size)) +
+                          " bytes is above the limit of " +
+                          std::to_string(model_limits::max_tokenizer_file_bytes) + " bytes");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(error_code::not_found, "cannot open " + path.string());
-  std::string data;
-  in.seekg(0, std::ios::end);
-  data.resize(static_cast<std::size_t>(in.tellg()));
-  in.seekg(0, std::ios::beg);
+  std::string data(static_cast<std::size_t>(size), '\0');
   in.read(data.data(), static_cast<std::streamsize>(data.size()));
   if (!in) return make_error(error_code::io_error, "cannot read " + path.string());
   return data;
@@ -67,7 +79,8 @@ std::optional<std::string> chat_template_of(const boost::json::object& config) {
 
 status load_config(const std::filesystem::path& dir, hf_tokenizer_parts& parts) {
   const auto path = dir / "tokenizer_config.json";
-  if (!std::filesystem::exists(path)) return status::success();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return status::success();
   auto text = read_file(path);
   if (!text) return text.err();
   auto json = parse_json(*text, path, {});
@@ -81,12 +94,31 @@ status load_config(const std::filesystem::path& dir, hf_tokenizer_parts& parts) 
   return status::success();
 }
 
+// The bound on every id of tokenizer.json: its vocabulary entries plus its added tokens (HF's
+// vocabulary with added tokens) plus room for holes, within the hard cap; so id-indexed
+// tables are sized by the file, not by the largest id it writes (docs/model-folder-limits.md).
+std::int64_t token_id_limit(const boost::json::value& model, std::size_t num_added) {
+  const boost::json::value* vocab = model.get_object().if_contains("vocab");
+  const std::size_t entries =
+      vocab != nullptr && vocab->is_object() ? vocab->get_object().size() : 0;
+  const std::uint64_t limit = std::uint64_t{entries} + num_added +
+                              static_cast<std::uint64_t>(model_limits::max_token_id_holes);
+  return static_cast<std::int64_t>(
+      std::min(limit, static_cast<std::uint64_t>(model_limits::max_token_id) + 1));
+}
+
 status load_components(const boost::json::object& root, hf_tokenizer_parts& parts) {
   const auto& model = field(root, "model");
   if (!model.is_object()) {
     return make_error(error_code::corrupt_data, "no model object");
   }
-  auto bpe = bpe_model::parse(model.get_object());
+  const auto& added = field(root, "added_tokens");
+  if (!added.is_null() && !added.is_array()) {
+    return make_error(error_code::corrupt_data, "added_tokens is not a list");
+  }
+  const std::size_t num_added = added.is_array() ? added.get_array().size() : 0;
+  const std::int64_t id_limit = token_id_limit(model, num_added);
+  auto bpe = bpe_model::parse(model.get_object(), id_limit);
   if (!bpe) return bpe.err();
   parts.model = std::move(*bpe);
   auto norm = parse_normalizer(field(root, "normalizer"));
@@ -101,12 +133,8 @@ status load_components(const boost::json::object& root, hf_tokenizer_parts& part
   auto dec = parse_decoder(field(root, "decoder"));
   if (!dec) return dec.err();
   parts.dec = std::move(*dec);
-  const auto& added = field(root, "added_tokens");
-  if (!added.is_null()) {
-    if (!added.is_array()) {
-      return make_error(error_code::corrupt_data, "added_tokens is not a list");
-    }
-    auto vocab = added_vocabulary::parse(added.get_array(), parts.norm.get());
+  if (added.is_array()) {
+    auto vocab = added_vocabulary::parse(added.get_array(), parts.norm.get(), id_limit);
     if (!vocab) return vocab.err();
     parts.added = std::move(*vocab);
   }
