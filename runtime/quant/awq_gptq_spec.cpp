@@ -40,10 +40,11 @@ void read_bits(json_fields& fields, quant_spec& spec) {
 
 void read_group_size(json_fields& fields, quant_spec& spec) {
   spec.group_size = fields.required_int("group_size");
-  if (fields.ok() && spec.group_size != -1 && spec.group_size <= 0) {
-    fields.fail(
-        error_code::invalid_argument, "group_size",
-        fmt::format("is {}; it must be -1 (one group per row) or positive", spec.group_size));
+  if (fields.ok() && spec.group_size != -1 &&
+      (spec.group_size <= 0 || spec.group_size > max_group_size)) {
+    fields.fail(error_code::invalid_argument, "group_size",
+                fmt::format("is {}; it must be -1 (one group per row) or in [1, {}]",
+                            spec.group_size, max_group_size));
   }
 }
 

@@ -89,7 +89,9 @@ std::optional<std::pair<std::int64_t, std::int64_t>> block_shape(json_fields& fi
   std::vector<std::int64_t> dims;
   if (value->is_array()) {
     for (const boost::json::value& element : value->get_array()) {
-      if (!element.is_int64() || element.get_int64() <= 0) break;
+      if (!element.is_int64() || element.get_int64() <= 0 || element.get_int64() > max_group_size) {
+        break;
+      }
       dims.push_back(element.get_int64());
     }
     if (dims.size() != value->get_array().size()) dims.clear();
@@ -98,13 +100,14 @@ std::optional<std::pair<std::int64_t, std::int64_t>> block_shape(json_fields& fi
     long long cols = 0;
     char tail = 0;
     if (std::sscanf(value->get_string().c_str(), "%lldx%lld%c", &rows, &cols, &tail) == 2 &&
-        rows > 0 && cols > 0) {
+        rows > 0 && cols > 0 && rows <= max_group_size && cols <= max_group_size) {
       dims = {rows, cols};
     }
   }
   if (dims.size() == 2) return std::pair{dims[0], dims[1]};
   fields.fail(error_code::invalid_argument, key,
-              "must be [rows, cols] of positive integers, got " + describe(*value));
+              "must be [rows, cols] of positive integers up to " + std::to_string(max_group_size) +
+                  ", got " + describe(*value));
   return std::nullopt;
 }
 

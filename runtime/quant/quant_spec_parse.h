@@ -20,6 +20,11 @@ namespace pagedserve::quant::spec_parse {
 
 using pagedserve::detail::json_fields;
 
+// The largest group_size or block dimension accepted (docs/model-folder-limits.md): real
+// checkpoints use 32 to 128; the cap keeps `(in + group - 1) / group` and the scale tables
+// sized by it far from overflow.
+inline constexpr std::int64_t max_group_size = 1 << 20;
+
 [[nodiscard]] std::string lower(std::string_view text);
 
 // An "re:" pattern of compressed-tensors as PCRE2 compiles it for Python's re.match:
