@@ -152,13 +152,21 @@ value round_filter(filter_context& c) {
   return value(r / scale);
 }
 
+// n spaces for an indent of width n, refused past the output limit before it is allocated.
+std::string spaces(std::int64_t width, const render_limits& limits) {
+  const auto n = static_cast<std::uint64_t>(std::max<std::int64_t>(0, width));
+  if (n > limits.max_output_bytes) {
+    throw template_error("indent of " + std::to_string(width) + " exceeds the size limit");
+  }
+  return std::string(static_cast<std::size_t>(n), ' ');
+}
+
 value tojson(filter_context& c) {
   json_options o;
   o.ensure_ascii = arg_or(c.args, 0, "ensure_ascii", value(false)).truthy();
   const value indent = arg_or(c.args, 1, "indent", value(none_value{}));
   if (indent.is_int())
-    o.indent =
-        std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, indent.as_int())), ' ');
+    o.indent = spaces(indent.as_int(), c.limits);
   else if (indent.is_string())
     o.indent = indent.as_string();
   const value seps = arg_or(c.args, 2, "separators", value(none_value{}));
@@ -173,10 +181,7 @@ value tojson(filter_context& c) {
 
 value indent(filter_context& c) {
   const value w = arg_or(c.args, 0, "width", value(4));
-  const std::string pad =
-      w.is_string()
-          ? w.as_string()
-          : std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, w.to_int())), ' ');
+  const std::string pad = w.is_string() ? w.as_string() : spaces(w.to_int(), c.limits);
   const bool indent_first = arg_or(c.args, 1, "first", value(false)).truthy();
   const bool blank = arg_or(c.args, 2, "blank", value(false)).truthy();
   auto lines = py_splitlines(str(c.subject) + "\n");
@@ -184,6 +189,7 @@ value indent(filter_context& c) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (i > 0) out += "\n" + ((blank || !lines[i].empty()) ? pad : "");
     out += lines[i];
+    if (out.size() > c.limits.max_output_bytes) throw template_error("string too long");
   }
   return value(indent_first ? pad + out : out);
 }

@@ -18,6 +18,17 @@ void check_depth(int depth) {
   if (depth > max_print_depth) throw template_error("value nested too deeply to print");
 }
 
+// print_limit_scope's limit; checked after each item, so a print overshoots it by one item
+// at most (and every item is bounded the same way).
+thread_local std::size_t print_limit = 16u << 20;
+
+void check_size(const std::string& out) {
+  if (out.size() > print_limit) {
+    throw template_error("value too long to print (over " + std::to_string(print_limit) +
+                         " bytes)");
+  }
+}
+
 void append_hex4(std::string& out, unsigned v) {
   std::array<char, 8> buf{};
   std::snprintf(buf.data(), buf.size(), "%04x", v);
@@ -58,6 +69,7 @@ void sequence_repr(std::string& out, const list_object& l, int depth) {
   for (std::size_t i = 0; i < l.items.size(); ++i) {
     if (i > 0) out += ", ";
     repr_into(out, l.items[i], depth + 1);
+    check_size(out);
   }
   if (l.is_tuple && l.items.size() == 1) out += ',';
   out += l.is_tuple ? ')' : ']';
@@ -78,6 +90,7 @@ void repr_into(std::string& out, const value& v, int depth) {
       out += string_repr(d.entries[i].first);
       out += ": ";
       repr_into(out, d.entries[i].second, depth + 1);
+      check_size(out);
     }
     out += '}';
     if (d.is_namespace) out += '>';
@@ -189,6 +202,7 @@ struct json_writer {
       if (i > 0) out += item_sep;
       newline(level + 1);
       write(l.items[i], level + 1);
+      check_size(out);
     }
     newline(level);
     out += ']';
@@ -213,6 +227,7 @@ struct json_writer {
       json_string(out, entries[i]->first, opt.ensure_ascii);
       out += key_sep;
       write(entries[i]->second, level + 1);
+      check_size(out);
     }
     newline(level);
     out += '}';
@@ -220,6 +235,12 @@ struct json_writer {
 };
 
 }  // namespace
+
+print_limit_scope::print_limit_scope(std::size_t max_bytes) : saved_(print_limit) {
+  print_limit = max_bytes;
+}
+
+print_limit_scope::~print_limit_scope() { print_limit = saved_; }
 
 std::string float_repr(double d) {
   if (std::isnan(d)) return "nan";

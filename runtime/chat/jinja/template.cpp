@@ -1,5 +1,6 @@
 #include "runtime/chat/jinja/template.h"
 
+#include "runtime/chat/jinja/format.h"
 #include "runtime/chat/jinja/globals.h"
 #include "runtime/chat/jinja/interpreter.h"
 #include "runtime/chat/jinja/lexer.h"
@@ -66,6 +67,7 @@ result<compiled_template> compiled_template::compile(std::string_view source) {
 
 result<std::string> compiled_template::render(dict_ptr vars, const render_limits& limits) const {
   try {
+    const print_limit_scope print_limit(limits.max_output_bytes);
     interpreter in(limits, make_globals(limits));
     return in.render(*root_, std::move(vars));
   } catch (const template_error& e) {

@@ -118,6 +118,35 @@ TEST(jinja_limits, StringDoublingIsBounded) {
   EXPECT_FALSE(render_template("{{ 'x' * 10000000000 }}", "{}").ok());
 }
 
+// Lists share their items, so a list of a list of a list ... printed whole is exponential in
+// the nesting although each list is small: printing stops at the output limit.
+TEST(jinja_limits, PrintingSharedNestedListsIsBounded) {
+  const std::string nest =
+      "{% set a = ['xxxxxxxxxx'] * 1000 %}{% set b = [a] * 1000 %}{% set c = [b] * 1000 %}";
+  for (const char* print : {"{{ c }}", "{{ c | tojson }}", "{{ c | string | length }}",
+                            "{{ c | tojson(indent=2) }}", "{{ (c ~ '') | length }}"}) {
+    auto out = render_template(nest + print, "{}");
+    ASSERT_FALSE(out.ok()) << print;
+    EXPECT_EQ(out.err().message, "value too long to print (over 16777216 bytes)") << print;
+  }
+}
+
+// An indent width is allocated as that many spaces: a hostile width is refused first.
+TEST(jinja_limits, HugeIndentWidthsAreRefused) {
+  for (const char* source :
+       {"{{ [1, [2]] | tojson(indent=99999999999) }}", "{{ 'a\nb' | indent(99999999999) }}"}) {
+    auto out = render_template(source, "{}");
+    ASSERT_FALSE(out.ok()) << source;
+    EXPECT_EQ(out.err().message, "indent of 99999999999 exceeds the size limit") << source;
+  }
+  jinja::render_limits limits;
+  limits.max_output_bytes = 1 << 16;
+  auto lines = render_template("{{ ('x\n' * 1000) | indent(1000) | length }}", "{}", limits);
+  ASSERT_FALSE(lines.ok());
+  EXPECT_EQ(lines.err().message, "string too long");
+  EXPECT_EQ(*render_template("{{ [1] | tojson(indent=2) }}", "{}"), "[\n  1\n]");
+}
+
 TEST(jinja_limits, DeeplyNestedRequestDataIsRefused) {
   std::string json;
   for (int i = 0; i < 1000; ++i) json += "[";
