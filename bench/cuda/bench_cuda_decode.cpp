@@ -22,6 +22,7 @@
 #include "runtime/forward/decode_graphs.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/model/checkpoint.h"
+#include "tests/support/test_paths.h"
 
 namespace pagedserve::bench {
 namespace {
@@ -31,7 +32,7 @@ constexpr std::int64_t block_size = 16;
 
 struct options {
   std::string model_config =
-      std::string(PAGEDSERVE_SOURCE_DIR) + "/config/models/llama-3.2-1b.json";
+      (pagedserve::testing::source_dir() / "config" / "models" / "llama-3.2-1b.json").string();
   std::vector<std::int64_t> batches{1, 64, 256};
   std::int64_t context = 1024;
   int steps = 50;

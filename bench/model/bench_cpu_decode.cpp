@@ -18,6 +18,7 @@
 #include "runtime/forward/model_forward.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/sampling/sampler.h"
+#include "tests/support/test_paths.h"
 
 namespace {
 
@@ -100,7 +101,8 @@ run_figures run_batch(forward::model_forward& fwd, int batch_size, int prompt_le
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string config_path = std::string(PAGEDSERVE_SOURCE_DIR) + "/config/models/llama-3.2-1b.json";
+  std::string config_path =
+      (pagedserve::testing::source_dir() / "config" / "models" / "llama-3.2-1b.json").string();
   int steps = 4;
   int prompt_len = 8;
   for (int i = 1; i < argc; ++i) {

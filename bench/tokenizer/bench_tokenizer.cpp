@@ -20,6 +20,7 @@
 
 #include "bench/tokenizer/bench_text.h"
 #include "runtime/tokenizer/tokenizer.h"
+#include "tests/support/test_paths.h"
 
 namespace fs = std::filesystem;
 using pagedserve::token_id;
@@ -53,7 +54,7 @@ std::string run_command(const std::string& cmd) {
 // Runs bench/tokenizer/js/bench.mjs; a message instead when node or the package is missing.
 std::optional<js_figures> run_js(const fs::path& tok_dir, const fs::path& text_file,
                                  const fs::path& work_dir) {
-  const fs::path js_dir = fs::path(PAGEDSERVE_SOURCE_DIR) / "bench" / "tokenizer" / "js";
+  const fs::path js_dir = pagedserve::testing::source_dir() / "bench" / "tokenizer" / "js";
   if (run_command("command -v node").empty()) {
     std::printf("baseline: node is not installed; printing our figures only\n");
     return std::nullopt;
@@ -96,9 +97,8 @@ void compare_ids(const std::vector<token_id>& ours, const std::vector<token_id>&
 }  // namespace
 
 int main(int argc, char** argv) {
-  const fs::path tok_dir = argc > 1
-                               ? fs::path(argv[1])
-                               : fs::path(PAGEDSERVE_TESTDATA_DIR_DEFAULT) / "tokenizers" / "llama3";
+  const fs::path tok_dir =
+      argc > 1 ? fs::path(argv[1]) : pagedserve::testing::testdata_dir() / "tokenizers" / "llama3";
   const std::size_t bytes = argc > 2 ? std::stoul(argv[2]) : 1000000;
   const fs::path work_dir = argc > 3 ? fs::path(argv[3]) : fs::temp_directory_path();
 

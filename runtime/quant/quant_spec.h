@@ -1,7 +1,7 @@
 #pragma once
 // quant_spec: how a checkpoint's linear layers are quantized, parsed once from config.json's
 // `quantization_config` (or the legacy quantize_config.json / quant_config.json beside it).
-// The formats and their traps: shared/design/QUANTIZATION.md. What we cannot load exactly
+// The formats and their traps: docs/design/QUANTIZATION.md. What we cannot load exactly
 // is refused here, naming the file, the field and the value: never a silent fallback.
 //
 // Methods (vLLM's names):
