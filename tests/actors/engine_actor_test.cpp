@@ -235,10 +235,11 @@ std::vector<golden_prompt> read_golden(const std::filesystem::path& model_dir) {
 
 std::vector<std::filesystem::path> golden_models() {
   std::vector<std::filesystem::path> out;
-  for (const auto& entry : std::filesystem::directory_iterator(testing::goldens_dir() / "models")) {
-    if (std::filesystem::exists(entry.path() / "golden.json")) out.push_back(entry.path());
+  // The HF-made dense goldens: the other folders under goldens/models (MoE, sliding window,
+  // Gemma 3, gpt-oss) wait for the issues that add those architectures.
+  for (const char* name : {"tiny-llama", "tiny-llama-bf16", "tiny-qwen2", "tiny-qwen3"}) {
+    out.push_back(testing::goldens_dir() / "models" / name);
   }
-  std::sort(out.begin(), out.end());
   return out;
 }
 
