@@ -167,8 +167,8 @@ std::vector<chunk_logprob> logprobs_of(const event_recorder& rec) {
 }
 
 TEST(RemoteEngine, StreamsOverTheNetworkLikeALocalEngineAndShutsDownTheServer) {
-  child_process server({(pagedserve::testing::binary_dir() / "bin" / "remote_engine").string(), "serve",
-                        "--port", "0", "--model", "demo-random"});
+  child_process server({(pagedserve::testing::binary_dir() / "bin" / "remote_engine").string(),
+                        "serve", "--port", "0", "--model", "demo-random"});
   ASSERT_TRUE(server.started());
   const auto port_line = server.read_line(60s);
   ASSERT_TRUE(port_line.has_value()) << "the server printed no port";

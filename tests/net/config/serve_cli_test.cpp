@@ -53,8 +53,7 @@ struct started_server {
 };
 
 started_server start_and_stop(const std::string& args) {
-  const std::string binary =
-      (pagedserve::testing::binary_dir() / "bin" / "pagedserve").string();
+  const std::string binary = (pagedserve::testing::binary_dir() / "bin" / "pagedserve").string();
   const std::string command = "exec '" + binary + "' " + args + " 2>&1";
   std::array<int, 2> fds{};
   started_server result;

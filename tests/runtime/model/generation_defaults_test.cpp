@@ -21,8 +21,8 @@ void write(const temp_dir& dir, const std::string& json) {
 }
 
 TEST(GenerationDefaults, TheShippedDemoModelRecommendsTemperatureAndTopP) {
-  const auto d =
-      load_generation_defaults((pagedserve::testing::source_dir() / "models" / "pagedserve-demo").string());
+  const auto d = load_generation_defaults(
+      (pagedserve::testing::source_dir() / "models" / "pagedserve-demo").string());
   ASSERT_TRUE(d.ok()) << d.err().message;
   EXPECT_EQ(d->temperature, 0.8f);
   EXPECT_EQ(d->top_p, 0.95f);

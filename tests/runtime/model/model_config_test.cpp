@@ -304,8 +304,7 @@ TEST(model_config, RejectsInconsistentShapes) {
 }
 
 TEST(model_config, PublicModelFilesParse) {
-  const std::filesystem::path models =
-      pagedserve::testing::source_dir() / "config/models";
+  const std::filesystem::path models = pagedserve::testing::source_dir() / "config/models";
   result<model_config> llama1b = parse_model_config(read_file(models / "llama-3.2-1b.json"));
   ASSERT_TRUE(llama1b.ok()) << llama1b.err().message;
   EXPECT_EQ(llama1b->hidden_size, 2048);

@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "runtime/engine/built_in_model.h"
-#include "tests/train/model/shipped_model_support.h"
 #include "tests/support/test_paths.h"
+#include "tests/train/model/shipped_model_support.h"
 
 namespace pagedserve::train {
 namespace {

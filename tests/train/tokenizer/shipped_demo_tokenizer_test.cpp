@@ -16,12 +16,12 @@
 
 #include "runtime/tokenizer/tokenizer.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 #include "tests/train/tokenizer/reference_bpe.h"
 #include "train/tokenizer/bpe_trainer.h"
 #include "train/tokenizer/hf_tokenizer_files.h"
 #include "train/tokenizer/llama3_pre_tokenizer.h"
 #include "train/tokenizer/word_counts.h"
-#include "tests/support/test_paths.h"
 
 namespace pagedserve::train {
 namespace {
