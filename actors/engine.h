@@ -27,22 +27,17 @@
 #include <variant>
 #include <vector>
 
-#include "actors/engine_client.h"
-#include "actors/engine_model_info.h"
-#include "actors/replica_plan.h"
+#include "api/engine_client.h"
+#include "api/engine_config.h"
+#include "api/engine_events.h"
+#include "api/engine_model_info.h"
+#include "api/engine_stats.h"
+#include "api/generation_request.h"
+#include "api/replica_plan.h"
+#include "api/shutdown_report.h"
 #include "common/result.h"
-#include "runtime/engine/engine_config.h"
-#include "runtime/engine/generation_request.h"
-#include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve {
-
-struct shutdown_report {
-  std::uint64_t num_drained = 0;        // finished normally during the drain
-  std::uint64_t num_cancelled = 0;      // cancelled when the timeout passed
-  std::uint64_t num_leaked_blocks = 0;  // blocks not back in the pool afterwards: must be 0
-  bool timed_out = false;
-};
 
 class engine final : public engine_client {
  public:

@@ -5,12 +5,12 @@
 // A sink is any actor that handles `token_chunk` and `request_final` (runtime/engine/
 // generation_request.h): it receives a request's chunks in order, then exactly one final.
 // A request with report_lifecycle sends `request_lifecycle` events to its sink too, in
-// order with the chunks (runtime/engine/request_lifecycle.h): only such sinks handle them.
+// order with the chunks (api/request_lifecycle.h): only such sinks handle them.
 // The engine monitors every sink: a sink that terminates cancels its requests.
 
 #include <cstdint>
 
-#include "actors/messages.h"
+#include "actors/engine_messages.h"
 
 namespace pagedserve::actors {
 

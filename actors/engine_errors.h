@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "actors/messages.h"
+#include "actors/engine_messages.h"
 #include "common/result.h"
 
 namespace pagedserve::actors {

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "actors/engine_actor.h"
-#include "actors/engine_model_info.h"
+#include "api/engine_model_info.h"
 
 namespace pagedserve::actors {
 

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "actors/actor_interfaces.h"
-#include "runtime/engine/step_executor.h"
+#include "runtime/worker/step_executor.h"
 
 namespace pagedserve::actors {
 

@@ -1,57 +1,20 @@
 #pragma once
-// Every message type the engine's actors exchange, with the inspect() overloads that let
-// CAF 0.17 copy, print and (for the public ones) serialize them. The one header that pulls
-// in CAF for the actor layer; keep it out of runtime/.
-//
-// Public (cross the network when the engine is published; registered by
-// add_engine_message_types): generation_request, sampling_params, token_chunk,
-// request_final, request_lifecycle, request_usage, engine_stats, shutdown_report,
-// request_id. Nested in them (inspected, not registered): chunk_logprob, token_logprob,
-// histogram.
-// Internal (same process only): step_message, step_output, executor_step, step_result,
-// whitelisted as unsafe types.
-//
-// CAF 0.17 serializes enums itself (no inspect() for finish_reason or engine_errc) and knows
-// no std::optional: optional fields travel as a presence flag plus a value, and strong ids
-// as their integer, both through temporaries written back by a load callback.
+// The messages the engine's actors exchange inside one process (never serialized: whitelisted
+// as unsafe types): step_message, step_output, executor_step, step_result, and the internal
+// atoms. The public ones, which may cross the network: actors/engine_messages.h. Keep CAF
+// out of runtime/.
 
 #include <caf/all.hpp>
 
 #include <optional>
 #include <string>
 
-#include "actors/engine.h"
+#include "actors/engine_messages.h"
+#include "actors/internal_atoms.h"
 #include "runtime/engine/engine_core.h"
-#include "runtime/engine/generation_request.h"
+#include "runtime/worker/executor_step_figures.h"
 
 namespace pagedserve::actors {
-
-// Atoms (at most 10 characters in CAF 0.17).
-using submit_atom = caf::atom_constant<caf::atom("submit")>;
-using cancel_atom = caf::atom_constant<caf::atom("cancel")>;
-using stats_atom = caf::atom_constant<caf::atom("stats")>;
-using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
-using step_atom = caf::atom_constant<caf::atom("step")>;
-using close_atom = caf::atom_constant<caf::atom("close")>;        // intake: stop accepting
-using deadline_atom = caf::atom_constant<caf::atom("deadline")>;  // shutdown timeout passed
-using collect_atom = caf::atom_constant<caf::atom("collect")>;    // executor: to itself
-
-// Failures between actors; make_error() makes a caf::error of category "pagedserve" (see
-// actors/engine_errors.h for the way back).
-enum class engine_errc : std::uint8_t {
-  invalid_request = 1,  // malformed: empty prompt, bad sampling parameters, ids out of range
-  capacity_exceeded,    // can never fit: prompt + max_tokens past max_model_len or the pool
-  queue_full,           // max_waiting_requests reached: try again later
-  shutting_down,        // shutdown() was called: no new requests
-  step_failed,          // the step running the request failed
-  internal,             // a bug
-};
-
-inline constexpr caf::atom_value engine_error_category = caf::atom("pagedserve");
-
-// Found by CAF through ADL: `caf::error e = engine_errc::queue_full;` works.
-[[nodiscard]] caf::error make_error(engine_errc code);
-[[nodiscard]] caf::error make_error(engine_errc code, std::string context);
 
 // One step for the executor. `counts_idle`: the engine had work all the time since the
 // executor's previous step ended, so the gap before this one is executor idle time.
@@ -69,158 +32,6 @@ struct step_result {
 };
 
 }  // namespace pagedserve::actors
-
-namespace pagedserve {
-
-// Strong ids travel as their integer.
-template <class Inspector, class Tag, class Rep>
-typename Inspector::result_type inspect(Inspector& f, strong_id<Tag, Rep>& x) {
-  Rep value = x.value();
-  auto load = caf::meta::load_callback([&]() -> caf::error {
-    x = strong_id<Tag, Rep>{value};
-    return caf::none;
-  });
-  return f(caf::meta::type_name("strong_id"), value, load);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
-  bool has_seed = x.seed.has_value();
-  std::uint64_t seed = x.seed.value_or(0);
-  bool has_logprobs = x.logprobs.has_value();
-  std::int32_t logprobs = x.logprobs.value_or(0);
-  bool has_prompt_logprobs = x.prompt_logprobs.has_value();
-  std::int32_t prompt_logprobs = x.prompt_logprobs.value_or(0);
-  std::vector<token_id> bias_tokens;
-  std::vector<float> bias_values;
-  for (const auto& [token, bias] : x.logit_bias) {
-    bias_tokens.push_back(token);
-    bias_values.push_back(bias);
-  }
-  // structured_outputs: present, its kind's number, its spec and its choices.
-  bool has_structured = x.structured_outputs.has_value();
-  std::uint8_t structured_kind =
-      has_structured ? static_cast<std::uint8_t>(x.structured_outputs->type) : 0;
-  std::string structured_spec = has_structured ? x.structured_outputs->spec : std::string();
-  std::vector<std::string> structured_choice =
-      has_structured ? x.structured_outputs->choice : std::vector<std::string>();
-  // bad_words_token_ids flattened: each word's length, then all the ids.
-  std::vector<std::uint32_t> bad_word_lengths;
-  std::vector<token_id> bad_word_ids;
-  for (const std::vector<token_id>& word : x.bad_words_token_ids) {
-    bad_word_lengths.push_back(static_cast<std::uint32_t>(word.size()));
-    bad_word_ids.insert(bad_word_ids.end(), word.begin(), word.end());
-  }
-  auto load = caf::meta::load_callback([&]() -> caf::error {
-    x.seed = has_seed ? std::optional<std::uint64_t>(seed) : std::nullopt;
-    x.logprobs = has_logprobs ? std::optional<std::int32_t>(logprobs) : std::nullopt;
-    x.prompt_logprobs =
-        has_prompt_logprobs ? std::optional<std::int32_t>(prompt_logprobs) : std::nullopt;
-    if (bias_tokens.size() != bias_values.size()) return caf::sec::invalid_argument;
-    x.logit_bias.clear();
-    for (std::size_t i = 0; i < bias_tokens.size(); ++i) {
-      x.logit_bias.emplace_back(bias_tokens[i], bias_values[i]);
-    }
-    x.bad_words_token_ids.clear();
-    std::size_t at = 0;
-    for (const std::uint32_t length : bad_word_lengths) {
-      if (length > bad_word_ids.size() - at) return caf::sec::invalid_argument;
-      x.bad_words_token_ids.emplace_back(
-          bad_word_ids.begin() + static_cast<std::ptrdiff_t>(at),
-          bad_word_ids.begin() + static_cast<std::ptrdiff_t>(at + length));
-      at += length;
-    }
-    if (at != bad_word_ids.size()) return caf::sec::invalid_argument;
-    x.structured_outputs.reset();
-    if (has_structured) {
-      if (structured_kind > static_cast<std::uint8_t>(structured_outputs_params::kind::grammar)) {
-        return caf::sec::invalid_argument;
-      }
-      x.structured_outputs =
-          structured_outputs_params{static_cast<structured_outputs_params::kind>(structured_kind),
-                                    std::move(structured_spec), std::move(structured_choice)};
-    }
-    return caf::none;
-  });
-  return f(caf::meta::type_name("sampling_params"), x.temperature, x.top_p, x.top_k, x.min_p,
-           has_seed, seed, has_logprobs, logprobs, x.presence_penalty, x.frequency_penalty,
-           x.repetition_penalty, bias_tokens, bias_values, x.min_tokens, has_prompt_logprobs,
-           prompt_logprobs, x.allowed_token_ids, bad_word_lengths, bad_word_ids, has_structured,
-           structured_kind, structured_spec, structured_choice, load);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, generation_request& x) {
-  return f(caf::meta::type_name("generation_request"), x.prompt_token_ids, x.prompt, x.max_tokens,
-           x.sampling, x.stop_token_ids, x.stop, x.ignore_eos, x.n, x.priority,
-           x.skip_special_tokens, x.add_special_tokens, x.include_stop_str_in_output,
-           x.report_lifecycle);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, token_logprob& x) {
-  return f(caf::meta::type_name("token_logprob"), x.token, x.logprob);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, chunk_logprob& x) {
-  return f(caf::meta::type_name("chunk_logprob"), x.token, x.logprob, x.top, x.rank);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, token_chunk& x) {
-  return f(caf::meta::type_name("token_chunk"), x.request, x.index, x.token_ids, x.text, x.logprobs,
-           x.prompt_logprobs);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, request_usage& x) {
-  return f(caf::meta::type_name("request_usage"), x.prompt_tokens, x.completion_tokens,
-           x.cached_prompt_tokens);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, request_final& x) {
-  bool has_stop_string = x.stop_string.has_value();
-  std::string stop_string = x.stop_string.value_or(std::string{});
-  auto load = caf::meta::load_callback([&]() -> caf::error {
-    x.stop_string = has_stop_string ? std::optional<std::string>(stop_string) : std::nullopt;
-    return caf::none;
-  });
-  return f(caf::meta::type_name("request_final"), x.request, x.index, x.reason, x.error_message,
-           has_stop_string, stop_string, x.text, x.usage, x.queue_time_s, load);
-}
-
-// lifecycle_stage is an enum: CAF 0.17 serializes it itself.
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, request_lifecycle& x) {
-  return f(caf::meta::type_name("request_lifecycle"), x.request, x.index, x.stage,
-           x.num_cached_tokens, x.num_computed_tokens_lost, x.step, x.time);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, histogram& x) {
-  return f(caf::meta::type_name("histogram"), x.upper_bounds, x.counts, x.sum, x.count);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, engine_stats& x) {
-  return f(caf::meta::type_name("engine_stats"), x.num_running, x.num_waiting, x.num_total_blocks,
-           x.num_free_blocks, x.kv_usage, x.num_requests, x.num_rejected, x.num_finished_stop,
-           x.num_finished_length, x.num_cancelled, x.num_failed, x.num_steps, x.num_failed_steps,
-           x.num_preemptions, x.num_prompt_tokens, x.num_generation_tokens, x.prefix_cache_queries,
-           x.prefix_cache_hits, x.sum_batch_size, x.kv_utilization_sum, x.executor_idle_s,
-           x.executor_busy_s, x.device_idle_s, x.device_busy_s, x.executor_host_s,
-           x.num_graph_steps, x.iteration_tokens);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, shutdown_report& x) {
-  return f(caf::meta::type_name("shutdown_report"), x.num_drained, x.num_cancelled,
-           x.num_leaked_blocks, x.timed_out);
-}
-
-}  // namespace pagedserve
 
 // Internal messages: never leave the process, so no serialization.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pagedserve::step_message)

@@ -6,9 +6,9 @@
 // with published ones only, from the model folder (tokenizer, generation config) plus the
 // first published engine that answers (its limits), within plan.first_replica_timeout_s.
 
-#include "actors/replica_plan.h"
 #include "actors/router_actor.h"
 #include "actors/spawn_engine.h"
+#include "api/replica_plan.h"
 
 namespace pagedserve::actors {
 

@@ -24,7 +24,8 @@
 #include <vector>
 
 #include "actors/engine_actor.h"
-#include "actors/engine_client.h"
+#include "actors/internal_atoms.h"
+#include "api/engine_client.h"
 #include "runtime/routing/replica_router.h"
 
 namespace pagedserve::actors {
@@ -34,7 +35,7 @@ using replica_lost_atom = caf::atom_constant<caf::atom("rep_lost")>;
 using replicas_atom = caf::atom_constant<caf::atom("replicas")>;
 using poll_atom = caf::atom_constant<caf::atom("poll")>;
 
-using replica_status = replica_info;  // actors/engine_client.h
+using replica_status = replica_info;  // api/engine_client.h
 
 using router_actor = engine_actor::extend<
     // Replica `index` is (back) up as this actor. The sender (a replica_connector) becomes

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "runtime/engine/engine_stats_sum.h"
+#include "api/engine_stats.h"
 
 namespace pagedserve::actors {
 

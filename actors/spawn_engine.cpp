@@ -14,8 +14,8 @@
 #include "actors/intake_actor.h"
 #include "actors/scheduler_actor.h"
 #include "kernels/backend_registry.h"
-#include "runtime/engine/engine_plan.h"
 #include "runtime/engine/engine_start.h"
+#include "runtime/plan/engine_plan.h"
 
 namespace pagedserve::actors {
 namespace {

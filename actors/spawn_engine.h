@@ -5,9 +5,9 @@
 // typed engine_actor. Call add_engine_message_types() on the system's config first.
 
 #include "actors/engine_actor.h"
-#include "actors/engine_model_info.h"
+#include "api/engine_config.h"
+#include "api/engine_model_info.h"
 #include "common/result.h"
-#include "runtime/engine/engine_config.h"
 
 namespace pagedserve::actors {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "api/engine_stats.h"
 #include "common/result.h"
-#include "runtime/engine/engine_config.h"
 #include "sim/static_batch_baseline.h"
 #include "sim/workload.h"
 

@@ -17,11 +17,11 @@
 #include "cli/command.h"
 #include "cli/engine_flags.h"
 #include "kernels/backend_registry.h"
-#include "runtime/engine/engine_plan.h"
 #include "runtime/engine/model_loading.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/demo_model.h"
+#include "runtime/plan/engine_plan.h"
 #include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/sampler.h"
 

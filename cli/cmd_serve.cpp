@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "actors/engine_model_info.h"
+#include "api/engine_model_info.h"
 #include "cli/command.h"
 #include "net/config/serve_args.h"
 #include "net/http/server.h"

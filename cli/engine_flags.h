@@ -9,7 +9,7 @@
 #include <initializer_list>
 #include <string_view>
 
-#include "runtime/engine/engine_config.h"
+#include "api/engine_config.h"
 
 namespace pagedserve::cli {
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "api/structured_outputs_params.h"
 #include "common/result.h"
 #include "common/types.h"
 #include "runtime/grammar/token_vocabulary.h"
-#include "runtime/sampling/structured_outputs_params.h"
 
 namespace pagedserve::cli {
 

@@ -19,8 +19,8 @@
 
 #include <boost/json.hpp>
 
+#include "api/structured_outputs_params.h"
 #include "common/result.h"
-#include "runtime/sampling/structured_outputs_params.h"
 
 namespace pagedserve::cli {
 

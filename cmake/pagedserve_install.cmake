@@ -3,7 +3,7 @@
 # P holds (install component in brackets)
 #   bin/                   pagedserve, pagedserve-bench                          [runtime]
 #   lib/                   pagedserve_actors and every project library it links  [development]
-#   include/pagedserve/    the headers of common/, kernels/, runtime/, actors/   [development]
+#   include/pagedserve/    the public headers: common/, api/, actors/' facade   [development]
 #   lib/cmake/pagedserve/  pagedserveConfig.cmake, its version file, the exported targets,
 #                          FindCAF.cmake                                         [development]
 #   share/pagedserve/models/pagedserve-demo/  the built-in demo model            [runtime]
@@ -218,17 +218,22 @@ install(EXPORT pagedserveTargets
         DESTINATION ${PAGEDSERVE_INSTALL_CMAKEDIR}
         COMPONENT development)
 
-# Every header of the engine's folders, at the same relative path as in the source tree (the
-# INSTALL_INTERFACE include root of PAGEDSERVE_PUBLIC_INCLUDE_DIRS). Read at install time,
-# so a header added since the last configure is installed too. The SIMT emulator's headers
-# (kernels/cuda/emulator) and the CUDA sources (*.cuh) are internals no public header includes.
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/common ${PROJECT_SOURCE_DIR}/kernels
-                  ${PROJECT_SOURCE_DIR}/runtime ${PROJECT_SOURCE_DIR}/actors
+# The public headers, at the same relative path as in the source tree (the INSTALL_INTERFACE
+# include root of PAGEDSERVE_PUBLIC_INCLUDE_DIRS): common/ and api/ whole (read at install
+# time, so a header added since the last configure is installed too), and of actors/ the
+# facade, the typed actor, its public messages and the spawn functions. Nothing of runtime/
+# or kernels/: no public header includes them (tests/package checks that every installed
+# header's includes are installed, and that there are at most 40).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/common ${PROJECT_SOURCE_DIR}/api
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pagedserve
         COMPONENT development
         FILES_MATCHING
-        PATTERN "*.h"
-        REGEX "/kernels/cuda/emulator$" EXCLUDE)
+        PATTERN "*.h")
+install(FILES ${PROJECT_SOURCE_DIR}/actors/engine.h ${PROJECT_SOURCE_DIR}/actors/engine_actor.h
+              ${PROJECT_SOURCE_DIR}/actors/engine_messages.h
+              ${PROJECT_SOURCE_DIR}/actors/spawn_engine.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pagedserve/actors
+        COMPONENT development)
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/pagedserveConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/package/pagedserveConfig.cmake

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "api/scheduler_config.h"
 #include "common/result.h"
-#include "runtime/sched/scheduler_config.h"
 #include "sim/workload.h"
 
 namespace pagedserve::sim {

@@ -9,8 +9,8 @@
 // first-fit arena of num_blocks * block_size slots does when max_model_len is a multiple of
 // the block size (static_kv_allocator.h models the arena itself, for unequal regions).
 
+#include "api/scheduler_config.h"
 #include "runtime/kv/kv_cache_manager.h"
-#include "runtime/sched/scheduler_config.h"
 
 namespace pagedserve::sim {
 

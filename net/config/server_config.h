@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "api/engine_config.h"
 #include "common/result.h"
 #include "runtime/config/config_key.h"
-#include "runtime/engine/engine_config.h"
 
 namespace pagedserve::net {
 

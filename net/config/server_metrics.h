@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/engine/engine_config.h"
-#include "runtime/engine/replica_info.h"
-#include "runtime/metrics/histogram.h"
+#include "api/engine_stats.h"
+#include "api/replica_info.h"
+#include "common/histogram.h"
 
 namespace pagedserve::net {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "actors/engine_client.h"
+#include "api/engine_client.h"
 #include "net/http/server_context.h"
 #include "net/openai/api_error.h"
 #include "net/openai/api_request.h"

@@ -16,7 +16,7 @@
 
 #include <boost/asio/post.hpp>
 
-#include "actors/engine_client.h"
+#include "api/engine_client.h"
 
 namespace pagedserve::net {
 

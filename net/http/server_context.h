@@ -12,7 +12,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "actors/engine_client.h"
+#include "api/engine_client.h"
 #include "net/config/server_config.h"
 #include "net/config/server_metrics.h"
 #include "net/http/io_guard.h"

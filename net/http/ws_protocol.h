@@ -14,7 +14,7 @@
 
 #include <boost/json.hpp>
 
-#include "actors/engine_client.h"
+#include "api/engine_client.h"
 #include "net/http/server_context.h"
 #include "net/openai/api_error.h"
 #include "net/openai/api_request.h"

@@ -13,12 +13,12 @@
 
 #include <boost/json.hpp>
 
+#include "api/generation_defaults.h"
+#include "api/generation_request.h"
 #include "net/openai/api_error.h"
 #include "net/openai/reasoning_parser.h"
 #include "net/openai/tool_call_parser.h"
 #include "runtime/chat/chat_template.h"
-#include "runtime/engine/generation_request.h"
-#include "runtime/model/generation_defaults.h"
 #include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve::net {

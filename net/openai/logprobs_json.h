@@ -14,7 +14,7 @@
 
 #include <boost/json.hpp>
 
-#include "runtime/engine/generation_request.h"
+#include "api/engine_events.h"
 #include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve::net {

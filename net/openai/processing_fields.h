@@ -5,9 +5,9 @@
 
 #include <optional>
 
+#include "api/sampling_params.h"
 #include "net/openai/api_request.h"
 #include "net/openai/body_reader.h"
-#include "runtime/sampling/sampling_params.h"
 
 namespace pagedserve::net {
 

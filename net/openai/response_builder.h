@@ -15,11 +15,11 @@
 
 #include <boost/json.hpp>
 
+#include "api/engine_events.h"
 #include "net/openai/api_request.h"
 #include "net/openai/logprobs_json.h"
 #include "net/openai/reasoning_parser.h"
 #include "net/openai/response_tool_calls.h"
-#include "runtime/engine/generation_request.h"
 
 namespace pagedserve::net {
 

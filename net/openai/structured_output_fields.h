@@ -9,8 +9,8 @@
 // At most one constraint in all; a malformed one is a 400 naming its field. A schema or
 // grammar the engine cannot compile is a 400 from the engine naming the keyword.
 
+#include "api/sampling_params.h"
 #include "net/openai/body_reader.h"
-#include "runtime/sampling/sampling_params.h"
 
 namespace pagedserve::net {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "api/engine_config.h"
 #include "runtime/config/config_key.h"
-#include "runtime/engine/engine_config.h"
 
 namespace pagedserve {
 

@@ -1,6 +1,7 @@
 #include "runtime/engine/built_in_model.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 namespace pagedserve {
 namespace {
@@ -61,6 +62,18 @@ result<fs::path> resolved_model_dir(const engine_config& config) {
   if (!config.model_config_file.empty() || uses_random_demo_model(config)) return fs::path();
   if (uses_built_in_model(config)) return built_in_model_dir();
   return fs::path(config.model_dir);
+}
+
+std::string engine_model_name(const engine_config& config) {
+  if (uses_random_demo_model(config)) return std::string(random_model_name);
+  if (uses_built_in_model(config)) return std::string(built_in_model_name);
+  if (!config.model_dir.empty()) {
+    // "models/llama/" names "llama", as "models/llama" does.
+    std::filesystem::path dir(config.model_dir);
+    if (!dir.has_filename()) dir = dir.parent_path();
+    return dir.filename().string();
+  }
+  return std::filesystem::path(config.model_config_file).stem().string();
 }
 
 }  // namespace pagedserve

@@ -13,11 +13,12 @@
 // binary was built from.
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "api/engine_config.h"
 #include "common/result.h"
-#include "runtime/engine/engine_config.h"
 
 namespace pagedserve {
 
@@ -28,6 +29,9 @@ inline constexpr std::string_view random_model_name = "demo-random";
 [[nodiscard]] bool uses_random_demo_model(const engine_config& config);
 // True when the config names the shipped demo model (explicitly or by default).
 [[nodiscard]] bool uses_built_in_model(const engine_config& config);
+// The name a server reports for the model `config` loads (engine_model_info::name): the
+// built-in models' names, a checkpoint folder's name, a bare model config file's stem.
+[[nodiscard]] std::string engine_model_name(const engine_config& config);
 
 // The places searched for the shipped folder, in order.
 [[nodiscard]] std::vector<std::filesystem::path> built_in_model_candidates();

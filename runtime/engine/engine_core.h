@@ -25,37 +25,31 @@
 #include <span>
 #include <string>
 #include <unordered_map>
-#include <variant>
 #include <vector>
 
+#include "api/engine_config.h"
+#include "api/engine_events.h"
+#include "api/engine_stats.h"
+#include "api/generation_request.h"
 #include "common/ids.h"
 #include "common/result.h"
-#include "runtime/engine/engine_config.h"
-#include "runtime/engine/engine_plan.h"
-#include "runtime/engine/generation_request.h"
 #include "runtime/engine/grammar_compiler.h"
 #include "runtime/engine/lifecycle_queue.h"
 #include "runtime/engine/request_check.h"
-#include "runtime/engine/step_executor.h"
 #include "runtime/model/model_config.h"
+#include "runtime/plan/engine_plan.h"
 #include "runtime/sched/scheduler.h"
 #include "runtime/tokenizer/tokenizer.h"
+#include "runtime/worker/executor_step_figures.h"
+#include "runtime/worker/step_message.h"
 
 namespace pagedserve {
 
-// What the executor needs for one step.
-struct step_message {
-  sched::step_plan plan;
-  std::vector<sequence_sampling> new_sequences;
-};
-
-// What a sink receives (request_lifecycle only for requests that asked).
-using engine_output = std::variant<token_chunk, request_final, request_lifecycle>;
-
+// An event for a sink (request_lifecycle only for requests that asked).
 template <class Sink>
 struct outgoing {
   Sink sink;
-  engine_output event;
+  engine_event event;
 };
 
 // Everything engine_core knows about the model and memory at start-up.
@@ -92,7 +86,7 @@ class engine_core_base {
   struct request_state;
   struct event {
     request_id request;
-    engine_output payload;
+    engine_event payload;
   };
 
   [[nodiscard]] result<request_id> add_request(generation_request request, double now);

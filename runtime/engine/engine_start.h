@@ -8,12 +8,12 @@
 
 #include <memory>
 
+#include "api/engine_config.h"
 #include "common/result.h"
 #include "kernels/backend.h"
-#include "runtime/engine/engine_config.h"
-#include "runtime/engine/engine_plan.h"
 #include "runtime/engine/model_loading.h"
-#include "runtime/engine/step_executor.h"
+#include "runtime/plan/engine_plan.h"
+#include "runtime/worker/step_executor.h"
 
 namespace pagedserve {
 

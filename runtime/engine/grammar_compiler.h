@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "api/structured_outputs_params.h"
 #include "common/result.h"
 #include "runtime/grammar/compiled_grammar.h"
-#include "runtime/sampling/structured_outputs_params.h"
 #include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve {

@@ -13,8 +13,8 @@
 #include <optional>
 #include <vector>
 
+#include "api/request_lifecycle.h"
 #include "common/ids.h"
-#include "runtime/engine/request_lifecycle.h"
 #include "runtime/sched/events.h"
 
 namespace pagedserve {

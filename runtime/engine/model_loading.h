@@ -12,9 +12,9 @@
 
 #include "runtime/model/generation_defaults.h"
 
+#include "api/engine_config.h"
 #include "common/result.h"
 #include "runtime/engine/built_in_model.h"
-#include "runtime/engine/engine_config.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/model_config.h"
 #include "runtime/tokenizer/tokenizer.h"

@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <memory>
 
+#include "api/engine_config.h"
+#include "api/generation_request.h"
 #include "common/result.h"
-#include "runtime/engine/engine_config.h"
-#include "runtime/engine/engine_plan.h"
-#include "runtime/engine/generation_request.h"
+#include "runtime/plan/engine_plan.h"
 #include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve {

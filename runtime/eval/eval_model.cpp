@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "kernels/backend_registry.h"
-#include "runtime/engine/engine_plan.h"
 #include "runtime/engine/model_loading.h"
+#include "runtime/plan/engine_plan.h"
 
 namespace pagedserve::eval {
 namespace {

@@ -8,9 +8,9 @@
 #include <memory>
 #include <optional>
 
+#include "api/engine_config.h"
 #include "common/result.h"
 #include "kernels/backend.h"
-#include "runtime/engine/engine_config.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/model/model_config.h"
 #include "runtime/tokenizer/tokenizer.h"

@@ -24,22 +24,6 @@ error out_of_range(const std::filesystem::path& path, const char* key, const cha
 
 }  // namespace
 
-std::string generation_defaults::describe() const {
-  std::ostringstream out;
-  const char* separator = "";
-  auto add = [&](const char* name, const auto& value) {
-    if (!value) return;
-    out << separator << name << "=" << *value;
-    separator = ", ";
-  };
-  add("temperature", temperature);
-  add("top_p", top_p);
-  add("top_k", top_k);
-  add("min_p", min_p);
-  add("repetition_penalty", repetition_penalty);
-  return out.str();
-}
-
 result<generation_defaults> load_generation_defaults(const std::filesystem::path& dir) {
   const std::filesystem::path path = dir / "generation_config.json";
   std::error_code ec;

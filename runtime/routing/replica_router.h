@@ -15,26 +15,13 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <string_view>
 #include <vector>
 
+#include "api/routing_options.h"
 #include "common/types.h"
 #include "runtime/routing/prefix_tree.h"
 
 namespace pagedserve::routing {
-
-enum class routing_policy { least_load, prefix_aware };
-
-[[nodiscard]] std::optional<routing_policy> parse_routing_policy(std::string_view name);
-[[nodiscard]] std::string_view to_string(routing_policy policy);
-
-struct routing_options {
-  routing_policy policy = routing_policy::least_load;
-  std::size_t prefix_tree_max_tokens = std::size_t{1} << 20;  // per replica
-  std::size_t min_match_tokens = 16;                          // one KV block
-  std::uint64_t balance_abs_tokens = 16384;
-  double balance_rel = 1.5;
-};
 
 // What a replica last said about itself (its engine_stats).
 struct replica_report {

@@ -22,8 +22,8 @@
 #include <span>
 #include <vector>
 
+#include "api/sampling_params.h"
 #include "common/types.h"
-#include "runtime/sampling/sampling_params.h"
 #include "runtime/sampling/token_counts.h"
 
 namespace pagedserve {

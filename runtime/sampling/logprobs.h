@@ -7,14 +7,10 @@
 #include <span>
 #include <vector>
 
+#include "api/logprobs.h"
 #include "common/types.h"
 
 namespace pagedserve {
-
-struct token_logprob {
-  token_id token = 0;
-  float logprob = 0.0f;
-};
 
 struct logprobs_result {
   float chosen_logprob = 0.0f;     // log_softmax(logits)[chosen]

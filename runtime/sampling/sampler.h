@@ -35,10 +35,10 @@
 #include <cstdint>
 #include <span>
 
+#include "api/sampling_params.h"
 #include "common/types.h"
 #include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/philox.h"
-#include "runtime/sampling/sampling_params.h"
 
 namespace pagedserve {
 

@@ -31,10 +31,10 @@
 #include <utility>
 #include <vector>
 
+#include "api/scheduler_config.h"
 #include "common/result.h"
 #include "runtime/kv/kv_cache_manager.h"
 #include "runtime/sched/events.h"
-#include "runtime/sched/scheduler_config.h"
 #include "runtime/sched/sequence.h"
 #include "runtime/sched/step_plan.h"
 

@@ -21,9 +21,9 @@
 #include <string_view>
 #include <vector>
 
+#include "api/finish_reason.h"
 #include "common/ids.h"
 #include "common/types.h"
-#include "runtime/sched/finish_reason.h"
 
 namespace pagedserve::sched {
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "actors/engine.h"
+#include "runtime/engine/built_in_model.h"
 #include "tests/actors/engine_test_support.h"
 
 namespace pagedserve {

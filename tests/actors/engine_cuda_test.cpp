@@ -14,7 +14,7 @@
 #include "actors/engine.h"
 #include "kernels/cuda/device_info.h"
 #include "tests/actors/engine_test_support.h"
-#include "tests/runtime/engine/golden_set.h"
+#include "tests/runtime/worker/golden_set.h"
 #include "tests/support/fixtures.h"
 
 namespace pagedserve {

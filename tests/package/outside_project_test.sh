@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The pagedserve package as an embedder meets it (tests/package/CMakeLists.txt runs this):
 #   1. cmake --install <build> into a fresh prefix (no root needed)
-#   2. the installed package names neither the build nor the source tree
+#   2. the installed package names neither the build nor the source tree; its include tree
+#      holds at most 40 headers, and every project include of an installed header is
+#      installed too (an embedder's build cannot reach a header that was left out)
 #   3. examples/ configured as its own project with find_package(pagedserve) from that
 #      prefix; embed_engine built and run on the demo model: eight completions must finish
 #   4. <prefix>/bin/pagedserve --version prints the project version
@@ -51,6 +53,18 @@ for f in bin/pagedserve bin/pagedserve-bench include/pagedserve/actors/engine.h 
   [[ -e "$prefix/$f" ]] || fail "$f not installed"
 done
 echo "installed $(find "$prefix" -type f | wc -l) files"
+
+# The public headers only (docs/embedding.md): at most 40, closed under their includes.
+include_root=$prefix/include/pagedserve
+num_headers=$(find "$include_root" -name '*.h' | wc -l)
+echo "installed $num_headers headers"
+((num_headers <= 40)) || fail "$num_headers headers installed, more than the 40 public ones allow"
+while IFS= read -r header; do
+  while IFS= read -r included; do
+    [[ -e "$include_root/$included" ]] ||
+      fail "${header#"$include_root"/} includes $included, which is not installed"
+  done < <(sed -nE 's/^#include "([^"]+)".*/\1/p' "$header")
+done < <(find "$include_root" -name '*.h')
 
 # The package must stand alone: no path into the build or source tree in its CMake files,
 # nor in the programs' RPATH (project libraries are static).

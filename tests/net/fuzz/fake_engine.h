@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "actors/engine_client.h"
+#include "api/engine_client.h"
 #include "runtime/tokenizer/demo_tokenizer.h"
 
 namespace pagedserve::net::fuzzing {

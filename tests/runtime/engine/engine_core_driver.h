@@ -73,7 +73,7 @@ struct core_driver {
   std::deque<sched::step_output> outputs;
   std::deque<std::uint64_t> planned;
   std::vector<std::uint32_t> batched_tokens;  // of every non-empty plan
-  std::map<sink_id, std::vector<engine_output>> received;
+  std::map<sink_id, std::vector<engine_event>> received;
   double now = 0.0;
 };
 

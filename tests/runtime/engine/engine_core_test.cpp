@@ -23,7 +23,7 @@ namespace {
 using engine_testing::core_type;
 using engine_testing::prompt_of;
 using engine_testing::sink_id;
-using event_type = engine_output;
+using event_type = engine_event;
 
 // The fake executor's stream for `prompt`: what every request must receive.
 std::vector<token_id> expected_stream(const std::vector<token_id>& prompt, std::size_t n) {

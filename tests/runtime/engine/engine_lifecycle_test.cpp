@@ -92,10 +92,10 @@ TEST(EngineLifecycle, EachOfNCompletionsReportsItsOwnLifecycle) {
   }
   // Completion 0's first chunk comes before any sibling's queued event.
   const auto& all = d.received.at(1);
-  const auto first_chunk = std::find_if(all.begin(), all.end(), [](const engine_output& e) {
+  const auto first_chunk = std::find_if(all.begin(), all.end(), [](const engine_event& e) {
     return std::holds_alternative<token_chunk>(e);
   });
-  const auto first_sibling = std::find_if(all.begin(), all.end(), [](const engine_output& e) {
+  const auto first_sibling = std::find_if(all.begin(), all.end(), [](const engine_event& e) {
     const auto* l = std::get_if<request_lifecycle>(&e);
     return l != nullptr && l->index > 0;
   });

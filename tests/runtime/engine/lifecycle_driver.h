@@ -70,7 +70,7 @@ struct driver : engine_testing::core_driver {
   // "queued", ..., "chunk" or "final": what `sink` received for completion `index`.
   std::vector<std::string> kinds(sink_id sink, std::uint32_t index = 0) const {
     std::vector<std::string> out;
-    for (const engine_output& e : received.at(sink)) {
+    for (const engine_event& e : received.at(sink)) {
       if (const auto* c = std::get_if<token_chunk>(&e); c && c->index == index) {
         out.emplace_back("chunk");
       } else if (const auto* f = std::get_if<request_final>(&e); f && f->index == index) {
@@ -83,14 +83,14 @@ struct driver : engine_testing::core_driver {
   }
   std::vector<request_lifecycle> lifecycle(sink_id sink, std::uint32_t index = 0) const {
     std::vector<request_lifecycle> out;
-    for (const engine_output& e : received.at(sink)) {
+    for (const engine_event& e : received.at(sink)) {
       const auto* l = std::get_if<request_lifecycle>(&e);
       if (l != nullptr && l->index == index) out.push_back(*l);
     }
     return out;
   }
   const request_lifecycle& first(sink_id sink, lifecycle_stage stage, std::uint32_t index = 0) {
-    for (const engine_output& e : received.at(sink)) {
+    for (const engine_event& e : received.at(sink)) {
       const auto* l = std::get_if<request_lifecycle>(&e);
       if (l != nullptr && l->index == index && l->stage == stage) return *l;
     }
@@ -99,7 +99,7 @@ struct driver : engine_testing::core_driver {
     return none;
   }
   request_final final_of(sink_id sink, std::uint32_t index = 0) const {
-    for (const engine_output& e : received.at(sink)) {
+    for (const engine_event& e : received.at(sink)) {
       const auto* f = std::get_if<request_final>(&e);
       if (f != nullptr && f->index == index) return *f;
     }

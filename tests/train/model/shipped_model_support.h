@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/engine/engine_config.h"
+#include "api/engine_config.h"
 #include "runtime/eval/eval_model.h"
 #include "runtime/eval/sequence_prefill.h"
 

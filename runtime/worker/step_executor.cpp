@@ -1,0 +1,47 @@
+// step_executor::create: the model_step_executor over a plan: the planned KV pool, the
+// device sampler where the backend samples, the planned decode graphs.
+
+#include "runtime/worker/step_executor.h"
+
+#include <memory>
+#include <utility>
+
+#include "runtime/forward/decode_graphs.h"
+#include "runtime/worker/model_step_executor.h"
+
+namespace pagedserve {
+namespace {
+
+// The workspace is reserved first for the largest step the scheduler plans: capture
+// freezes it.
+std::size_t capture_graphs(const engine_plan& plan, forward::model_forward& fwd,
+                           forward::paged_kv_cache& cache) {
+  if (plan.decode_graph_batch_sizes.empty()) return 0;
+  const sched::scheduler_config& s = plan.sched;
+  const std::int64_t width = (std::int64_t{s.max_model_len} + s.block_size - 1) / s.block_size;
+  fwd.workspace().reserve(s.max_num_batched_tokens, s.max_num_seqs, width);
+  forward::decode_graph_options options;
+  options.batch_sizes = plan.decode_graph_batch_sizes;
+  options.max_context_len = s.max_model_len;
+  return fwd.enable_decode_graphs(cache, options);
+}
+
+}  // namespace
+
+std::unique_ptr<step_executor> step_executor::create(step_executor_parts parts) {
+  const engine_plan& plan = *parts.plan;
+  kernels::backend& backend = *parts.backend;
+  auto cache = std::make_unique<forward::paged_kv_cache>(
+      backend, forward::kv_cache_layout::for_model(parts.forward->config(), plan.sched.num_blocks,
+                                                   plan.sched.block_size, plan.kv_cache_dtype));
+  std::unique_ptr<device_sampler> sampler;
+  if (plan.samples_on_device) {
+    sampler = std::make_unique<device_sampler>(backend, plan.sched.max_num_seqs,
+                                               parts.forward->config().vocab_size);
+  }
+  const std::size_t num_graphs = capture_graphs(plan, *parts.forward, *cache);
+  return std::make_unique<detail::model_step_executor>(std::move(parts), std::move(cache),
+                                                       std::move(sampler), num_graphs);
+}
+
+}  // namespace pagedserve

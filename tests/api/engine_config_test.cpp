@@ -1,0 +1,101 @@
+// validate(engine_config): each rule rejects with invalid_argument and names the field and
+// the value; and the names of finish_reason.
+
+#include "api/engine_config.h"
+
+#include <functional>
+
+#include <gtest/gtest.h>
+
+#include "api/finish_reason.h"
+
+namespace pagedserve {
+namespace {
+
+// Applies `change` to a valid config and expects validate() to reject it with a message
+// that contains every one of `words`.
+void expect_rejected(const std::function<void(engine_config&)>& change,
+                     std::initializer_list<std::string_view> words) {
+  engine_config config;
+  change(config);
+  const status s = validate(config);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.err().code, error_code::invalid_argument);
+  for (const std::string_view word : words) {
+    EXPECT_NE(s.err().message.find(word), std::string::npos)
+        << "'" << word << "' not in: " << s.err().message;
+  }
+}
+
+TEST(engine_config, DefaultsAreValidWithAnAutomaticPool) {
+  engine_config config;
+  ASSERT_EQ(config.sched.num_blocks, 0u);
+  EXPECT_TRUE(validate(config).ok());
+  config.sched.num_blocks = 64;
+  EXPECT_TRUE(validate(config).ok());
+}
+
+TEST(engine_config, AcceptsEachAllowedChoice) {
+  engine_config config;
+  config.backend = "cuda";
+  config.load_format = "dummy";
+  config.model_config_file = "config.json";
+  config.max_n = 256;
+  config.max_waiting_requests = 1;
+  EXPECT_TRUE(validate(config).ok());
+  config.model_config_file.clear();
+  config.model_dir = "/models/x";
+  config.max_n = 1;
+  EXPECT_TRUE(validate(config).ok());
+}
+
+TEST(engine_config, RejectsEachBadField) {
+  expect_rejected([](auto& c) { c.load_format = "safetensors"; }, {"load_format", "safetensors"});
+  expect_rejected([](auto& c) { c.backend = "metal"; }, {"backend", "metal"});
+  expect_rejected([](auto& c) { c.max_waiting_requests = 0; }, {"max_waiting_requests", "0"});
+  expect_rejected([](auto& c) { c.max_n = 0; }, {"max_n", "0"});
+  expect_rejected([](auto& c) { c.max_n = 257; }, {"max_n", "257"});
+  expect_rejected(
+      [](auto& c) {
+        c.model_dir = "/models/a";
+        c.model_config_file = "b.json";
+      },
+      {"model_dir", "model_config_file", "/models/a", "b.json"});
+  expect_rejected([](auto& c) { c.load_format = "dummy"; },
+                  {"load_format", "dummy", "model_dir", "model_config_file"});
+}
+
+TEST(engine_config, RejectsBadSchedulerFieldsEvenWithAnAutomaticPool) {
+  expect_rejected([](auto& c) { c.sched.max_num_seqs = 0; }, {"max_num_seqs"});
+  expect_rejected([](auto& c) { c.sched.block_size = 0; }, {"block_size"});
+  expect_rejected([](auto& c) { c.sched.watermark = 1.5; }, {"watermark", "1.5"});
+  expect_rejected(
+      [](auto& c) {
+        c.sched.num_blocks = 64;
+        c.sched.max_model_len = 0;
+      },
+      {"max_model_len"});
+}
+
+TEST(engine_config, Int8ActivationsAreACpuOption) {
+  engine_config config;
+  config.cpu_activation_dtype = "int8";
+  EXPECT_TRUE(validate(config).ok());
+  expect_rejected([](auto& c) { c.cpu_activation_dtype = "int4"; },
+                  {"cpu_activation_dtype", "int4"});
+  config.backend = "cuda";
+  const status s = validate(config);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.err().code, error_code::unsupported);
+  EXPECT_NE(s.err().message.find("cpu_activation_dtype int8"), std::string::npos);
+}
+
+TEST(finish_reason, NamesAsTheApiSpellsThem) {
+  EXPECT_EQ(to_string(finish_reason::length), "length");
+  EXPECT_EQ(to_string(finish_reason::stop), "stop");
+  EXPECT_EQ(to_string(finish_reason::cancelled), "cancelled");
+  EXPECT_EQ(to_string(finish_reason::error), "error");
+}
+
+}  // namespace
+}  // namespace pagedserve
