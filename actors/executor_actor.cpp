@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "runtime/sched/steps_in_flight.h"
+
 namespace pagedserve::actors {
 namespace {
 

@@ -11,16 +11,19 @@
 #include <filesystem>
 #include <memory>
 
+#include "bench/grammar/ours.h"
+#include "bench/grammar/report.h"
+#include "bench/grammar/workload.h"
+#include "bench/grammar/xgrammar.h"
 #include "cli/command.h"
-#include "cli/grammar_bench_ours.h"
-#include "cli/grammar_bench_report.h"
-#include "cli/grammar_bench_workload.h"
-#include "cli/grammar_bench_xgrammar.h"
 #include "runtime/engine/grammar_compiler.h"
 #include "runtime/grammar/token_vocabulary.h"
 #include "runtime/tokenizer/tokenizer.h"
 
 namespace pagedserve::cli {
+
+using namespace grammar_bench;  // the bench itself (bench/grammar/); this file is its command
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -16,6 +16,7 @@
 
 #include "cli/command.h"
 #include "cli/engine_flags.h"
+#include "common/num_blocks.h"
 #include "kernels/backend_registry.h"
 #include "runtime/engine/model_loading.h"
 #include "runtime/forward/model_forward.h"
@@ -97,7 +98,7 @@ generation run_generation(forward::model_forward& fwd, const generate_options& o
   const model_config& config = fwd.config();
   const std::int64_t max_len = static_cast<std::int64_t>(opt.prompt_ids.size()) + opt.max_tokens;
   const std::int64_t block_size = opt.engine.sched.block_size;
-  const std::int64_t num_blocks = (max_len + block_size - 1) / block_size;
+  const std::int64_t num_blocks = num_blocks_for(max_len, block_size);
   forward::paged_kv_cache cache(fwd.backend(),
                                 forward::kv_cache_layout::for_model(
                                     config, num_blocks, block_size,

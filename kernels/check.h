@@ -15,8 +15,13 @@ namespace pagedserve::kernels {
 
 }  // namespace pagedserve::kernels
 
-// KERNEL_CHECK(op_name, condition): aborts with context when `condition` is false.
-#define KERNEL_CHECK(what, condition)                                                            \
-  do {                                                                                           \
-    if (!(condition)) ::pagedserve::kernels::check_failed(what, #condition, __FILE__, __LINE__); \
+// KERNEL_CHECK_WITH(on_failure, what, condition): the one check of the kernels, host and
+// device (device_check.cuh): on_failure(what, condition's text, file, line) must not return.
+#define KERNEL_CHECK_WITH(on_failure, what, condition)                  \
+  do {                                                                  \
+    if (!(condition)) on_failure(what, #condition, __FILE__, __LINE__); \
   } while (false)
+
+// KERNEL_CHECK(op_name, condition): aborts with context when `condition` is false.
+#define KERNEL_CHECK(what, condition) \
+  KERNEL_CHECK_WITH(::pagedserve::kernels::check_failed, what, condition)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench/cuda/bench_support.h"
+#include "common/num_blocks.h"
 #include "kernels/cuda/device_info.h"
 #include "runtime/forward/decode_graphs.h"
 #include "runtime/forward/model_forward.h"
@@ -60,7 +61,7 @@ struct decode_batch {
   std::vector<std::vector<block_id>> tables;
 
   decode_batch(std::int64_t batch, std::int64_t context, std::int64_t vocab) {
-    const std::int64_t blocks = (context + 1 + block_size - 1) / block_size;
+    const std::int64_t blocks = num_blocks_for(context + 1, block_size);
     for (std::int64_t s = 0; s < batch; ++s) {
       tokens.emplace_back(static_cast<std::size_t>(context + 1), static_cast<token_id>(s % vocab));
       std::vector<block_id> table;
@@ -139,7 +140,7 @@ int run(const options& opt) {
 
   std::int64_t max_batch = 0;
   for (std::int64_t b : opt.batches) max_batch = std::max(max_batch, b);
-  const std::int64_t blocks_per_seq = (opt.context + 1 + block_size - 1) / block_size;
+  const std::int64_t blocks_per_seq = num_blocks_for(opt.context + 1, block_size);
   forward::paged_kv_cache cache(
       cuda, forward::kv_cache_layout::for_model(*config, max_batch * blocks_per_seq, block_size));
   for (std::int64_t layer = 0; layer < config->num_layers; ++layer) {

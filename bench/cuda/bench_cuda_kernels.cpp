@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench/cuda/bench_support.h"
+#include "common/num_blocks.h"
 #include "kernels/cuda/device_info.h"
 
 namespace pagedserve::bench {
@@ -96,7 +97,7 @@ struct attention_setup {
   attention_setup(backend& cuda, attention_shape s, int num_seqs, int context, int rows_per_seq,
                   bool fp8_cache = false) {
     constexpr int block_size = 16;
-    const int blocks_per_seq = (context + block_size - 1) / block_size;
+    const int blocks_per_seq = static_cast<int>(num_blocks_for(context, block_size));
     const std::int64_t num_blocks = std::int64_t{num_seqs} * blocks_per_seq;
     const std::int64_t rows = std::int64_t{num_seqs} * rows_per_seq;
     if (fp8_cache) {

@@ -87,7 +87,7 @@ class steady_decode {
 
   void add() {
     request_spec spec;
-    spec.id = completion_id{next_id_};
+    spec.id = seq_id{next_id_};
     spec.prompt_token_ids.resize(prompt_len);
     std::iota(spec.prompt_token_ids.begin(), spec.prompt_token_ids.end(),
               static_cast<token_id>(next_id_ * prompt_len));

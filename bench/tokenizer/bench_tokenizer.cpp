@@ -20,6 +20,7 @@
 
 #include "bench/tokenizer/bench_text.h"
 #include "runtime/tokenizer/tokenizer.h"
+#include "tests/support/run_command.h"
 #include "tests/support/test_paths.h"
 
 namespace fs = std::filesystem;
@@ -41,21 +42,11 @@ struct js_figures {
   std::vector<token_id> ids;
 };
 
-std::string run_command(const std::string& cmd) {
-  std::string out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
-  pclose(pipe);
-  return out;
-}
-
 // Runs bench/tokenizer/js/bench.mjs; a message instead when node or the package is missing.
 std::optional<js_figures> run_js(const fs::path& tok_dir, const fs::path& text_file,
                                  const fs::path& work_dir) {
   const fs::path js_dir = pagedserve::testing::source_dir() / "bench" / "tokenizer" / "js";
-  if (run_command("command -v node").empty()) {
+  if (pagedserve::testing::run_command("command -v node").out.empty()) {
     std::printf("baseline: node is not installed; printing our figures only\n");
     return std::nullopt;
   }
@@ -66,8 +57,10 @@ std::optional<js_figures> run_js(const fs::path& tok_dir, const fs::path& text_f
   }
   const fs::path ids_file = work_dir / "bench_ids_js.txt";
   const std::string out =
-      run_command("node '" + (js_dir / "bench.mjs").string() + "' '" + tok_dir.string() + "' '" +
-                  text_file.string() + "' '" + ids_file.string() + "' " + std::to_string(num_runs));
+      pagedserve::testing::run_command("node '" + (js_dir / "bench.mjs").string() + "' '" +
+                                       tok_dir.string() + "' '" + text_file.string() + "' '" +
+                                       ids_file.string() + "' " + std::to_string(num_runs))
+          .out;
   boost::system::error_code ec;
   const auto json = boost::json::parse(out, ec);
   if (ec || !json.is_object()) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/num_blocks.h"
 #include "kernels/check.h"
 #include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/fp8_kv_rows.h"
@@ -60,7 +61,7 @@ attention_plan plan_attention(const paged_attention_params& p, const cache_geome
   for (std::int64_t s = 0; s < num_seqs; ++s) {
     const std::int64_t num_new = query_start[s + 1] - query_start[s];
     KERNEL_CHECK("paged_attention", num_new >= 0 && context_lens[s] >= num_new);
-    const std::int64_t needed_blocks = (context_lens[s] + g.block_size - 1) / g.block_size;
+    const std::int64_t needed_blocks = num_blocks_for(context_lens[s], g.block_size);
     KERNEL_CHECK("paged_attention", needed_blocks <= p.block_tables.dim(1));
     for (std::int64_t j = 0; j < num_new; ++j) {
       plan.row_keys[static_cast<std::size_t>(query_start[s] + j)] =

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/num_blocks.h"
 #include "kernels/fp8_e4m3.h"
 
 namespace pagedserve::kernels::cpu {
@@ -40,7 +41,7 @@ struct decoded_kv {
               const std::int32_t* table, std::int64_t num_keys, std::int64_t block_size,
               std::int64_t num_kv_heads, std::int64_t kv_head, std::int64_t head_dim,
               float key_scale, float value_scale) {
-    const std::int64_t num_blocks = (num_keys + block_size - 1) / block_size;
+    const std::int64_t num_blocks = num_blocks_for(num_keys, block_size);
     keys.resize(static_cast<std::size_t>(num_blocks * block_size * head_dim));
     values.resize(keys.size());
     identity_table.resize(static_cast<std::size_t>(num_blocks));

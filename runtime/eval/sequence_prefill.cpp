@@ -3,23 +3,18 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/num_blocks.h"
+
 namespace pagedserve::eval {
-namespace {
-
-std::int64_t blocks_for(std::int64_t num_tokens, std::int64_t block_size) {
-  return (num_tokens + block_size - 1) / block_size;
-}
-
-}  // namespace
 
 sequence_prefill::sequence_prefill(forward::model_forward& model, std::int64_t max_tokens,
                                    std::int64_t block_size, forward::kv_cache_dtype cache_dtype)
     : model_(model),
       max_tokens_(max_tokens),
       cache_(model.backend(),
-             forward::kv_cache_layout::for_model(model.config(), blocks_for(max_tokens, block_size),
-                                                 block_size, cache_dtype)) {
-  for (std::int64_t b = 0; b < blocks_for(max_tokens, block_size); ++b) {
+             forward::kv_cache_layout::for_model(
+                 model.config(), num_blocks_for(max_tokens, block_size), block_size, cache_dtype)) {
+  for (std::int64_t b = 0; b < num_blocks_for(max_tokens, block_size); ++b) {
     block_table_.emplace_back(static_cast<std::uint32_t>(b));
   }
 }

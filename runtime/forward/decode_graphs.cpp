@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/num_blocks.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/forward/step_inputs.h"
 
@@ -34,7 +35,7 @@ std::unique_ptr<decode_graphs> decode_graphs::capture(model_forward& forward, pa
   std::erase_if(sizes, [](std::int64_t s) { return s <= 0; });
   if (sizes.empty() || options.max_context_len <= 0) return nullptr;
   const std::int64_t block_size = cache.layout().block_size;
-  const std::int64_t width = (options.max_context_len + block_size - 1) / block_size;
+  const std::int64_t width = num_blocks_for(options.max_context_len, block_size);
   std::unique_ptr<decode_graphs> graphs(new decode_graphs(forward, cache, width));
   graphs->sizes_ = sizes;
 

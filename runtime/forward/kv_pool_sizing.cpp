@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "common/num_blocks.h"
+
 namespace pagedserve::forward {
 namespace {
 
@@ -61,7 +63,7 @@ profile_step make_profile_step(const kv_pool_request& request) {
                                 (s < request.max_num_batched_tokens % num_seqs ? 1 : 0);
     step.tokens.emplace_back(static_cast<std::size_t>(length), token_id{0});
     std::vector<block_id> table;
-    for (std::int64_t b = 0; b < (length + request.block_size - 1) / request.block_size; ++b) {
+    for (std::int64_t b = 0; b < num_blocks_for(length, request.block_size); ++b) {
       table.emplace_back(static_cast<std::uint32_t>(next_block++));
     }
     step.tables.push_back(std::move(table));
@@ -78,7 +80,7 @@ result<kv_pool_plan> plan_kv_pool(model_forward& forward, const kv_pool_request&
                       "backend '" + std::string(backend.name()) +
                           "' has no device memory to size the KV cache from; set num_blocks");
   }
-  const std::int64_t width = (request.max_model_len + request.block_size - 1) / request.block_size;
+  const std::int64_t width = num_blocks_for(request.max_model_len, request.block_size);
   const std::int64_t bytes_per_block =
       kv_cache_layout::for_model(forward.config(), 1, request.block_size, request.cache_dtype)
           .bytes_per_block(backend.compute_type());

@@ -259,18 +259,11 @@ std::string repeat_gbnf(const std::string& element, std::uint64_t min,
 std::string json_quoted(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
-    auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20) {
-      static constexpr char short_escapes[] = "btn\0fr";  // \b=8 \t=9 \n=10 \f=12 \r=13
-      bool has_short = byte >= 8 && byte <= 13 && byte != 11;
-      char buffer[8];
-      std::snprintf(buffer, sizeof(buffer), "\\u%04X", byte);
-      out += has_short ? std::string{'\\', short_escapes[byte - 8]} : std::string(buffer);
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x80) {
+      out += json_escaped(byte);  // quotes, backslashes and control characters escaped
     } else {
-      out += c;
+      out += c;  // a byte of a multi-byte UTF-8 sequence: kept as it is
     }
   }
   return out + "\"";

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "common/num_blocks.h"
 #include "runtime/kv/kv_invariant.h"
 
 namespace pagedserve::kv {
@@ -112,7 +113,7 @@ double kv_cache_manager::usage() const {
 
 std::uint32_t kv_cache_manager::blocks_for(std::uint32_t num_tokens) const {
   const std::uint32_t covered = std::max(num_tokens, config_.reserve_tokens_per_sequence);
-  return (covered + config_.block_size - 1) / config_.block_size;
+  return static_cast<std::uint32_t>(num_blocks_for(covered, config_.block_size));
 }
 
 std::uint32_t kv_cache_manager::num_blocks_held() const { return num_blocks() - num_free_blocks(); }

@@ -238,17 +238,9 @@ result<std::unique_ptr<decoder>> parse_decoder(const boost::json::value& json) {
   }
   if (type == "Metaspace") return parse_metaspace(obj);
   if (type == "Sequence") {
-    const auto* list = obj.if_contains("decoders");
-    if (list == nullptr || !list->is_array()) {
-      return make_error(error_code::corrupt_data, "Sequence without decoders");
-    }
-    std::vector<std::unique_ptr<decoder>> steps;
-    for (const auto& item : list->get_array()) {
-      auto step = parse_decoder(item);
-      if (!step) return step.err();
-      if (*step) steps.push_back(std::move(*step));
-    }
-    return std::unique_ptr<decoder>(std::make_unique<sequence_decoder>(std::move(steps)));
+    auto steps = json_util::parse_sequence_steps<decoder>(obj, "decoders", parse_decoder);
+    if (!steps) return steps.err();
+    return std::unique_ptr<decoder>(std::make_unique<sequence_decoder>(std::move(*steps)));
   }
   return json_util::unsupported("decoder", type);
 }

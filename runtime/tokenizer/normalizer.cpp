@@ -135,17 +135,9 @@ result<std::unique_ptr<normalizer>> parse_normalizer(const boost::json::value& j
   }
   if (type == "Replace") return parse_replace(obj);
   if (type == "Sequence") {
-    const auto* list = obj.if_contains("normalizers");
-    if (list == nullptr || !list->is_array()) {
-      return make_error(error_code::corrupt_data, "Sequence without normalizers");
-    }
-    std::vector<std::unique_ptr<normalizer>> steps;
-    for (const auto& item : list->get_array()) {
-      auto step = parse_normalizer(item);
-      if (!step) return step.err();
-      if (*step) steps.push_back(std::move(*step));
-    }
-    return std::unique_ptr<normalizer>(std::make_unique<sequence_normalizer>(std::move(steps)));
+    auto steps = json_util::parse_sequence_steps<normalizer>(obj, "normalizers", parse_normalizer);
+    if (!steps) return steps.err();
+    return std::unique_ptr<normalizer>(std::make_unique<sequence_normalizer>(std::move(*steps)));
   }
   return json_util::unsupported("normalizer", type);
 }

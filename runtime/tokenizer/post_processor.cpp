@@ -115,18 +115,11 @@ result<std::unique_ptr<post_processor>> parse_post_processor(const boost::json::
   }
   if (type == "TemplateProcessing") return parse_template(obj);
   if (type == "Sequence") {
-    const auto* list = obj.if_contains("processors");
-    if (list == nullptr || !list->is_array()) {
-      return make_error(error_code::corrupt_data, "Sequence without processors");
-    }
-    std::vector<std::unique_ptr<post_processor>> steps;
-    for (const auto& item : list->get_array()) {
-      auto step = parse_post_processor(item);
-      if (!step) return step.err();
-      if (*step) steps.push_back(std::move(*step));
-    }
+    auto steps =
+        json_util::parse_sequence_steps<post_processor>(obj, "processors", parse_post_processor);
+    if (!steps) return steps.err();
     return std::unique_ptr<post_processor>(
-        std::make_unique<sequence_post_processor>(std::move(steps)));
+        std::make_unique<sequence_post_processor>(std::move(*steps)));
   }
   return json_util::unsupported("post_processor", type);
 }

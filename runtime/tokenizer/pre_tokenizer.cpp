@@ -223,18 +223,11 @@ result<std::unique_ptr<pre_tokenizer>> parse_pre_tokenizer(const boost::json::va
   if (type == "ByteLevel") return parse_byte_level(obj);
   if (type == "Metaspace") return parse_metaspace(obj);
   if (type == "Sequence") {
-    const auto* list = obj.if_contains("pretokenizers");
-    if (list == nullptr || !list->is_array()) {
-      return make_error(error_code::corrupt_data, "Sequence without pretokenizers");
-    }
-    std::vector<std::unique_ptr<pre_tokenizer>> steps;
-    for (const auto& item : list->get_array()) {
-      auto step = parse_pre_tokenizer(item);
-      if (!step) return step.err();
-      if (*step) steps.push_back(std::move(*step));
-    }
+    auto steps =
+        json_util::parse_sequence_steps<pre_tokenizer>(obj, "pretokenizers", parse_pre_tokenizer);
+    if (!steps) return steps.err();
     return std::unique_ptr<pre_tokenizer>(
-        std::make_unique<sequence_pre_tokenizer>(std::move(steps)));
+        std::make_unique<sequence_pre_tokenizer>(std::move(*steps)));
   }
   return json_util::unsupported("pre_tokenizer", type);
 }

@@ -19,11 +19,10 @@
 #include "api/sampling_params.h"
 #include "kernels/backend.h"
 #include "runtime/sampling/sampler.h"
+#include "runtime/sched/steps_in_flight.h"
 #include "runtime/worker/device_token_counts.h"
 
 namespace pagedserve {
-
-inline constexpr std::size_t k_max_steps_in_flight = 2;
 
 // The device's sampling settings for one row, taking the sequence's next draw (the host
 // sampler's state advances exactly as sample() would advance it).

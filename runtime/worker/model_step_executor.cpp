@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "runtime/sampling/bad_words.h"
+#include "runtime/sched/steps_in_flight.h"
 
 namespace pagedserve::detail {
 namespace {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "common/num_blocks.h"
 #include "runtime/forward/decode_graphs.h"
 #include "runtime/worker/model_step_executor.h"
 
@@ -18,7 +19,7 @@ std::size_t capture_graphs(const engine_plan& plan, forward::model_forward& fwd,
                            forward::paged_kv_cache& cache) {
   if (plan.decode_graph_batch_sizes.empty()) return 0;
   const sched::scheduler_config& s = plan.sched;
-  const std::int64_t width = (std::int64_t{s.max_model_len} + s.block_size - 1) / s.block_size;
+  const std::int64_t width = num_blocks_for(s.max_model_len, s.block_size);
   fwd.workspace().reserve(s.max_num_batched_tokens, s.max_num_seqs, width);
   forward::decode_graph_options options;
   options.batch_sizes = plan.decode_graph_batch_sizes;

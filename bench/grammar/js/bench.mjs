@@ -1,5 +1,5 @@
 // Baseline for `pagedserve bench grammar`: xgrammar built to WASM (@mlc-ai/web-xgrammar) on
-// Node, on the workload the C++ side prepared (cli/grammar_bench_xgrammar.cpp): the same
+// Node, on the workload the C++ side prepared (bench/grammar/xgrammar.cpp): the same
 // grammars, the same token ids, the same vocabulary and stop tokens. Prints one JSON object
 // with raw samples (the C++ side computes the statistics, so both engines' percentiles are
 // computed the same way).

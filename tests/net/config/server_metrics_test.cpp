@@ -7,13 +7,12 @@
 #include <string>
 #include <vector>
 
-#include <sys/wait.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "net/config/server_metrics.h"
 #include "tests/net/config/temp_file.h"
+#include "tests/support/run_command.h"
 
 namespace pagedserve::net {
 namespace {
@@ -173,13 +172,9 @@ TEST(ServerMetrics, EscapesTheModelName) {
 // Runs promtool check metrics on the text; returns its exit status and output.
 std::pair<int, std::string> promtool_check(const std::string& text) {
   testing::temp_file file("metrics.txt", text);
-  const std::string command = "promtool check metrics < '" + file.path().string() + "' 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string output;
-  std::array<char, 512> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-  const int raw = ::pclose(pipe);
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, output};
+  const auto r =
+      testing::run_command("promtool check metrics < '" + file.path().string() + "' 2>&1");
+  return {r.exit_status, r.out};
 }
 
 // promtool parses the text (exit 1 on a format error) and lints it (exit 3 on findings).

@@ -19,7 +19,7 @@
 #include "common/types.h"
 #include "runtime/grammar/token_vocabulary.h"
 
-namespace pagedserve::cli {
+namespace pagedserve::grammar_bench {
 
 // One engine on one entry, every repeat pooled.
 struct grammar_bench_samples {
@@ -57,4 +57,4 @@ struct grammar_bench_figures {
 [[nodiscard]] latency_summary summarize(std::vector<double> samples_us);
 [[nodiscard]] grammar_bench_figures summarize(const grammar_bench_samples& samples);
 
-}  // namespace pagedserve::cli
+}  // namespace pagedserve::grammar_bench

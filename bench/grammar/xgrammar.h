@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/grammar_bench_ours.h"
-#include "cli/grammar_bench_workload.h"
+#include "bench/grammar/ours.h"
+#include "bench/grammar/workload.h"
 #include "common/result.h"
 
-namespace pagedserve::cli {
+namespace pagedserve::grammar_bench {
 
 struct xgrammar_input {
   std::filesystem::path js_dir;  // holds bench.mjs and node_modules
@@ -39,4 +39,4 @@ struct xgrammar_baseline {
     const xgrammar_input& in, const std::vector<grammar_bench_entry>& entries,
     const std::vector<grammar_bench_case>& cases);
 
-}  // namespace pagedserve::cli
+}  // namespace pagedserve::grammar_bench

@@ -10,9 +10,9 @@
 
 #include <boost/json.hpp>
 
-#include "cli/grammar_bench_ours.h"
+#include "bench/grammar/ours.h"
 
-namespace pagedserve::cli {
+namespace pagedserve::grammar_bench {
 
 struct grammar_bench_row {
   std::string name;
@@ -37,4 +37,4 @@ struct grammar_bench_report {
 void print_table(const grammar_bench_report& report);
 [[nodiscard]] boost::json::object to_json(const grammar_bench_report& report);
 
-}  // namespace pagedserve::cli
+}  // namespace pagedserve::grammar_bench

@@ -1,4 +1,4 @@
-#include "cli/grammar_bench_xgrammar.h"
+#include "bench/grammar/xgrammar.h"
 
 #include <unistd.h>
 
@@ -7,21 +7,13 @@
 
 #include <boost/json.hpp>
 
-namespace pagedserve::cli {
+#include "tests/support/run_command.h"
+
+namespace pagedserve::grammar_bench {
 namespace {
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
-
-std::string run_command(const std::string& cmd) {
-  std::string out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
-  pclose(pipe);
-  return out;
-}
 
 // Appends rather than "'" + s + "'", which GCC 12 at -O3 flags as a false -Wrestrict.
 std::string quoted(const fs::path& p) {
@@ -83,7 +75,7 @@ result<xgrammar_baseline> parse_output(const std::string& out, std::size_t num_e
 }  // namespace
 
 std::optional<std::string> xgrammar_missing(const fs::path& js_dir) {
-  if (run_command("command -v node").empty()) return "node is not installed";
+  if (testing::run_command("command -v node").out.empty()) return "node is not installed";
   if (!fs::exists(js_dir / "node_modules" / "@mlc-ai" / "web-xgrammar")) {
     return "@mlc-ai/web-xgrammar is missing (run `npm ci` in " + js_dir.string() + ")";
   }
@@ -97,10 +89,11 @@ result<xgrammar_baseline> run_xgrammar(const xgrammar_input& in,
                               ("pagedserve-bench-grammar-" + std::to_string(getpid()) + ".json");
   std::ofstream(input_file) << json::serialize(prepared_input(in, entries, cases));
   const std::string out =
-      run_command("node " + quoted(in.js_dir / "bench.mjs") + " " + quoted(input_file));
+      testing::run_command("node " + quoted(in.js_dir / "bench.mjs") + " " + quoted(input_file))
+          .out;
   std::error_code ignored;
   fs::remove(input_file, ignored);
   return parse_output(out, entries.size());
 }
 
-}  // namespace pagedserve::cli
+}  // namespace pagedserve::grammar_bench

@@ -22,7 +22,7 @@
 #include "api/structured_outputs_params.h"
 #include "common/result.h"
 
-namespace pagedserve::cli {
+namespace pagedserve::grammar_bench {
 
 struct grammar_bench_entry {
   std::string name;
@@ -35,4 +35,4 @@ struct grammar_bench_entry {
 [[nodiscard]] result<std::vector<grammar_bench_entry>> load_grammar_workload(
     const std::filesystem::path& path);
 
-}  // namespace pagedserve::cli
+}  // namespace pagedserve::grammar_bench

@@ -1,10 +1,10 @@
-#include "cli/grammar_bench_workload.h"
+#include "bench/grammar/workload.h"
 
 #include <fstream>
 #include <optional>
 #include <sstream>
 
-namespace pagedserve::cli {
+namespace pagedserve::grammar_bench {
 namespace {
 
 namespace json = boost::json;
@@ -102,4 +102,4 @@ result<std::vector<grammar_bench_entry>> load_grammar_workload(const std::filesy
   return entries;
 }
 
-}  // namespace pagedserve::cli
+}  // namespace pagedserve::grammar_bench

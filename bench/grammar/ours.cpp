@@ -1,4 +1,4 @@
-#include "cli/grammar_bench_ours.h"
+#include "bench/grammar/ours.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include "runtime/grammar/compiled_grammar.h"
 #include "runtime/grammar/grammar_matcher.h"
 
-namespace pagedserve::cli {
+namespace pagedserve::grammar_bench {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
@@ -97,4 +97,4 @@ grammar_bench_figures summarize(const grammar_bench_samples& samples) {
   return f;
 }
 
-}  // namespace pagedserve::cli
+}  // namespace pagedserve::grammar_bench

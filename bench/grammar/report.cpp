@@ -1,9 +1,9 @@
-#include "cli/grammar_bench_report.h"
+#include "bench/grammar/report.h"
 
 #include <cmath>
 #include <cstdio>
 
-namespace pagedserve::cli {
+namespace pagedserve::grammar_bench {
 namespace {
 
 namespace json = boost::json;
@@ -142,4 +142,4 @@ json::object to_json(const grammar_bench_report& report) {
   return out;
 }
 
-}  // namespace pagedserve::cli
+}  // namespace pagedserve::grammar_bench
