@@ -115,16 +115,15 @@ using engine_detail::engine_link;
 using engine_detail::submission_control;
 
 // One request's events to one callback. The sink is its own actor: it submits, so the
-// engine's reply (acceptance or refusal) reaches it before any event; it ends after one
-// final per completion.
+// engine's reply (acceptance or refusal) reaches it before any event; it ends after the
+// request's last final (request_final::finished: the engine counts the completions).
 struct sink_state {
   engine_callback callback;
   accept_callback accepted;
   std::shared_ptr<submission_control> control;
   std::vector<std::uint8_t> finished;  // per completion index: 1 once its final came
-  std::uint32_t num_finished = 0;
-  std::optional<request_id> id;     // once accepted
-  std::vector<engine_event> early;  // events before the acceptance (kept in order)
+  std::optional<request_id> id;        // once accepted
+  std::vector<engine_event> early;     // events before the acceptance (kept in order)
   bool engine_down = false;
 };
 
@@ -137,9 +136,8 @@ void deliver(caf::event_based_actor* self, sink_state& st, const engine_event& e
 void finish(caf::event_based_actor* self, sink_state& st, const request_final& final) {
   if (final.index >= st.finished.size() || st.finished[final.index]) return;  // not ours
   st.finished[final.index] = 1;
-  ++st.num_finished;
   deliver(self, st, final);
-  if (st.num_finished == st.finished.size()) self->quit();
+  if (final.finished) self->quit();
 }
 
 void on_event(caf::event_based_actor* self, sink_state& st, engine_event ev) {
@@ -156,13 +154,16 @@ void on_event(caf::event_based_actor* self, sink_state& st, engine_event ev) {
 
 // Ends every completion still open with an error final (the engine went away).
 void end_with_error(caf::event_based_actor* self, sink_state& st) {
-  for (std::uint32_t i = 0; i < st.finished.size(); ++i) {
+  const auto num_open =
+      static_cast<std::uint32_t>(std::count(st.finished.begin(), st.finished.end(), 0));
+  for (std::uint32_t i = 0, num_left = num_open; i < st.finished.size(); ++i) {
     if (st.finished[i]) continue;
     request_final final;
     final.request = *st.id;
     final.index = i;
     final.reason = finish_reason::error;
     final.error_message = "the engine stopped before this request finished";
+    final.finished = --num_left == 0;
     finish(self, st, final);
   }
   self->quit();

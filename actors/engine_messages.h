@@ -171,7 +171,7 @@ typename Inspector::result_type inspect(Inspector& f, request_final& x) {
     return caf::none;
   });
   return f(caf::meta::type_name("request_final"), x.request, x.index, x.reason, x.error_message,
-           has_stop_string, stop_string, x.text, x.usage, x.queue_time_s, load);
+           has_stop_string, stop_string, x.text, x.usage, x.queue_time_s, x.finished, load);
 }
 
 // lifecycle_stage is an enum: CAF 0.17 serializes it itself.

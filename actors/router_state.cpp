@@ -67,6 +67,7 @@ void router_state::mark_down(std::size_t index) {
       final.index = k;
       final.reason = finish_reason::error;
       final.error_message = why;
+      final.finished = k + 1 == it->second.n;
       caf::anon_send(it->second.sink, std::move(final));
     }
     it = routed.erase(it);

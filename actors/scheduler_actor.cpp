@@ -16,16 +16,8 @@ namespace {
 using core_type = engine_core<caf::actor>;
 using clock_type = std::chrono::steady_clock;
 
-// Steps queued at the executor at once: one running, one planned behind it (overlap).
-constexpr std::size_t k_max_in_flight_steps = 2;
 // Longer shutdown timeouts are cut to this (a uint64 of milliseconds overflows the clock).
 constexpr std::uint64_t k_max_shutdown_timeout_ms = std::uint64_t{7} * 24 * 3600 * 1000;
-
-// A request the scheduler has accepted and whose finals have not all been sent.
-struct live_request {
-  caf::actor sink;
-  std::uint32_t num_finals_left = 1;  // one request_final per completion
-};
 
 // Not an aggregate: CAF would otherwise construct it from the actor pointer (C++20
 // parenthesized aggregate initialisation makes that look possible).
@@ -34,9 +26,9 @@ struct scheduler_state {
   std::unique_ptr<core_type> core;
   executor_actor executor;
   clock_type::time_point start = clock_type::now();
-  std::unordered_map<request_id, live_request> live;
-  std::unordered_set<caf::actor_addr> monitored;  // sinks
-  core_type::sends sends;                         // scratch, reused
+  std::unordered_map<request_id, caf::actor> live;  // accepted, last final not yet sent
+  std::unordered_set<caf::actor_addr> monitored;    // sinks
+  core_type::sends sends;                           // scratch, reused
   // True while the engine has had nothing to do since the executor's last step: the gap
   // before the next step is then not executor idle time.
   bool went_idle = true;
@@ -57,9 +49,7 @@ struct scheduler_state {
 using self_pointer = scheduler_actor::stateful_pointer<scheduler_state>;
 
 void count_final(scheduler_state& st, const request_final& final) {
-  const auto it = st.live.find(final.request);
-  if (it == st.live.end() || --it->second.num_finals_left > 0) return;
-  st.live.erase(it);
+  if (!final.finished || st.live.erase(final.request) == 0) return;
   if (!st.shutting_down) return;
   if (st.cancelling_at_deadline) {
     ++st.report.num_cancelled;
@@ -117,8 +107,8 @@ void on_sink_down(self_pointer self, const caf::down_msg& msg) {
   auto& st = self->state;
   st.monitored.erase(msg.source);
   std::vector<request_id> orphans;
-  for (const auto& [id, request] : st.live) {
-    if (request.sink.address() == msg.source) orphans.push_back(id);
+  for (const auto& [id, sink] : st.live) {
+    if (sink.address() == msg.source) orphans.push_back(id);
   }
   for (request_id id : orphans) cancel_request(self, id);
   pump(self);
@@ -130,10 +120,9 @@ caf::result<request_id> on_submit(self_pointer self, generation_request& request
   auto& st = self->state;
   if (st.shutting_down)
     return make_error(engine_errc::shutting_down, "the engine is shutting down");
-  const std::uint32_t num_completions = request.n;
   auto id = st.core->add(std::move(request), sink, st.now());
   if (!id) return to_caf_error(id.err());
-  st.live.emplace(*id, live_request{sink, num_completions});
+  st.live.emplace(*id, sink);
   watch(self, sink);
   pump(self);
   return *id;

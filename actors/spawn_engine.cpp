@@ -27,7 +27,7 @@ engine_model_info describe(const engine_config& config, const started_engine& st
   info.vocab_size = static_cast<std::uint32_t>(started.model.config.vocab_size);
   info.block_size = started.plan->sched.block_size;
   info.num_blocks = started.plan->sched.num_blocks;
-  info.max_n = config.max_n;
+  info.max_n = started.plan->max_n;
   info.tok = started.model.tok;
   info.eos_token_ids = started.model.eos_token_ids;
   info.quantization = started.model.quantization;
@@ -87,14 +87,13 @@ result<spawned_engine> spawn_described_engine(caf::actor_system& system, engine_
   spawned_engine out;
   out.model = describe(config, *started);
   const request_limits limits =
-      request_limits_of(config, *started->plan, out.model.vocab_size, started->model.tok);
+      request_limits_of(*started->plan, out.model.vocab_size, started->model.tok);
 
   engine_core_setup core;
   core.plan = started->plan;
   core.eos_token_ids = started->model.eos_token_ids;
   core.vocab_size = out.model.vocab_size;
   core.tok = started->model.tok;
-  core.config = std::move(config);
 
   auto exec = spawn_executor(system, std::move(started->executor));
   auto scheduler = spawn_scheduler(system, exec, std::move(core));

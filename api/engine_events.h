@@ -49,6 +49,9 @@ struct request_final {
   // From arrival at the engine to the first step that scheduled this completion (0 when it
   // was never scheduled).
   double queue_time_s = 0.0;
+  // The request's last final: every completion has ended and nothing of the request follows
+  // (vLLM's RequestOutput.finished). Set by the engine, which alone counts the completions.
+  bool finished = false;
 };
 
 using engine_event = std::variant<token_chunk, request_final, request_lifecycle>;

@@ -81,7 +81,7 @@ caf::behavior client_actor(caf::event_based_actor* self, actors::engine_actor en
                         << (final.text.empty() ? "" : ", tail \"" + final.text + '"') << ", prompt "
                         << final.usage.prompt_tokens << " tokens, completion "
                         << final.usage.completion_tokens << " tokens" << std::endl;
-        self->quit();
+        if (final.finished) self->quit();  // the request's last final
       },
   };
 }

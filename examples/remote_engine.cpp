@@ -144,7 +144,7 @@ caf::behavior print_sink(caf::event_based_actor* self, int index, actors::engine
         caf::aout(self) << "[request " << index
                         << "] done: " << std::string(to_string(final.reason)) << ", completion "
                         << final.usage.completion_tokens << " tokens" << std::endl;
-        self->quit();
+        if (final.finished) self->quit();  // the request's last final
       },
   };
 }

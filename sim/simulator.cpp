@@ -79,13 +79,13 @@ class report_builder {
     if (!record_outputs_) return;
     for (std::size_t i = 0, k = 0; i < plan.scheduled.size(); ++i) {
       if (!plan.scheduled[i].samples) continue;
-      report_.outputs[plan.scheduled[i].request.value()].push_back(output.sampled[k++].token);
+      report_.outputs[plan.scheduled[i].seq.value()].push_back(output.sampled[k++].token);
     }
   }
 
   void on_event(const scheduler_event& event) {
     const event_stamp& at = stamp_of(event);
-    const double since_arrival = at.time - arrival_s_[at.request.value()];
+    const double since_arrival = at.time - arrival_s_[at.seq.value()];
     if (std::holds_alternative<first_token>(event)) {
       sum_ttft_s_ += since_arrival;
     } else if (const auto* done = std::get_if<request_finished>(&event)) {
@@ -130,7 +130,7 @@ class report_builder {
 
 request_spec spec_for(const workload_request& request, std::size_t index, double arrival_time) {
   request_spec spec;
-  spec.id = completion_id{index};
+  spec.id = seq_id{index};
   spec.prompt_token_ids = request.prompt_token_ids;
   spec.max_tokens = request.max_tokens;
   spec.priority = request.priority;

@@ -15,7 +15,7 @@ namespace pagedserve {
 
 engine_core_base::engine_core_base(engine_core_setup setup)
     : setup_(std::move(setup)),
-      limits_(request_limits_of(setup_.config, *setup_.plan, setup_.vocab_size, setup_.tok)),
+      limits_(request_limits_of(*setup_.plan, setup_.vocab_size, setup_.tok)),
       scheduler_(std::make_unique<sched::scheduler>(setup_.plan->sched)) {
   if (setup_.tok) {
     grammars_ =
@@ -34,8 +34,7 @@ std::size_t engine_core_base::num_in_flight_steps() const {
 }
 
 bool engine_core_base::can_plan_step() const {
-  return scheduler_->num_steps_in_flight() < sched::scheduler::k_max_steps_in_flight &&
-         scheduler_->can_plan();
+  return scheduler_->num_steps_in_flight() < k_max_steps_in_flight && scheduler_->can_plan();
 }
 
 std::uint64_t engine_core_base::num_blocks_held() const {
@@ -63,7 +62,7 @@ std::vector<request_id> engine_core_base::live_requests() const {
 // The one request check (request_check.h), then the queue limit.
 status engine_core_base::check_admission(generation_request& request) const {
   if (status ok = prepare_request(limits_, request); !ok) return ok;
-  const std::uint32_t limit = setup_.config.max_waiting_requests;
+  const std::uint32_t limit = setup_.plan->max_waiting_requests;
   if (scheduler_->num_waiting() + request.n > limit) {
     return make_error(error_code::overloaded, "too many waiting requests (limit " +
                                                   std::to_string(limit) + "): retry later");
@@ -80,11 +79,11 @@ result<compiled_grammar_ptr> engine_core_base::grammar_for(const generation_requ
   return grammars_->compile(*request.sampling.structured_outputs);
 }
 
-sched::request_spec engine_core_base::spec_for(const request_state& r, completion_id internal,
+sched::request_spec engine_core_base::spec_for(const request_state& r, seq_id seq,
                                                double now) const {
   const generation_request& req = r.request;
   sched::request_spec spec;
-  spec.id = internal;
+  spec.id = seq;
   spec.prompt_token_ids = r.prompt_ids;
   spec.max_tokens = req.max_tokens;
   spec.priority = req.priority;
@@ -98,7 +97,7 @@ sched::request_spec engine_core_base::spec_for(const request_state& r, completio
   }
   // Only completion 0 computes the prompt logprobs (its siblings share the prompt).
   spec.skip_reading_prefix_cache =
-      req.sampling.prompt_logprobs.has_value() && internal == r.completions.front().internal;
+      req.sampling.prompt_logprobs.has_value() && seq == r.completions.front().seq;
   return spec;
 }
 
@@ -125,7 +124,7 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
     completion& c = state->completions[i];
     c.owner = state.get();
     c.index = i;
-    c.internal = completion_id{next_internal_++};
+    c.seq = seq_id{next_seq_++};
     const generation_request& r = state->request;
     c.stream = std::make_unique<output_stream>(
         setup_.tok,
@@ -135,12 +134,11 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
   }
   // Completion 0 goes first; its siblings follow once its prompt is computed (see
   // add_siblings), so they find the prompt's full blocks in the prefix cache.
-  auto added = scheduler_->add_request(spec_for(*state, state->completions[0].internal, now), now);
+  completion& first = state->completions[0];
+  auto added = scheduler_->add_request(spec_for(*state, first.seq, now), now);
   if (!added) return reject(added.err());
-  state->completions[0].seq = *added;
-  state->completions[0].queued = true;
-  by_internal_id_.emplace(state->completions[0].internal, &state->completions[0]);
-  by_seq_.emplace(*added, &state->completions[0]);
+  first.queued = true;
+  by_seq_.emplace(first.seq, &first);
   // Its arrival event stays with the scheduler and is routed with the next step's: events
   // of a step already planned may be waiting there too, and none may be dropped.
   const request_id id = state->id;
@@ -158,7 +156,7 @@ bool engine_core_base::plan(double now, step_message& msg) {
   msg.new_sequences.clear();
   for (const sched::scheduled_sequence& entry : msg.plan.scheduled) {
     if (entry.kind != sched::schedule_kind::new_sequence) continue;
-    completion& c = *by_internal_id_.at(entry.request);
+    completion& c = *by_seq_.at(entry.seq);
     if (!c.first_scheduled) c.first_scheduled = now;
     const request_state& owner = *c.owner;
     sequence_sampling added{entry.seq, owner.request.sampling, c.index};
@@ -216,15 +214,13 @@ void engine_core_base::emit_tokens(const sched::step_output& output, double now,
 void engine_core_base::add_siblings(request_state& r, double now) {
   for (completion& c : r.completions) {
     if (c.queued || c.done) continue;
-    auto added = scheduler_->add_request(spec_for(r, c.internal, now), now);
+    auto added = scheduler_->add_request(spec_for(r, c.seq, now), now);
     if (!added) {
       std::fprintf(stderr, "pagedserve::engine_core: sibling of an accepted request rejected: %s\n",
                    added.err().message.c_str());
       std::abort();
     }
-    c.seq = *added;
     c.queued = true;
-    by_internal_id_.emplace(c.internal, &c);
     by_seq_.emplace(c.seq, &c);
   }
 }
@@ -248,7 +244,7 @@ void engine_core_base::emit_token(completion& c, const sched::sampled_token& sam
   if (!delta.stop_string) return;
   // The text reached a stop string: the scheduler stops the sequence now (its blocks go
   // back at once); its own finished event is then ignored since the completion is done.
-  (void)scheduler_->finish_request(c.internal, finish_reason::stop, now);
+  (void)scheduler_->finish_request(c.seq, finish_reason::stop, now);
   end_completion(c, finish_reason::stop, std::string(), events, std::move(delta.stop_string));
 }
 
@@ -258,8 +254,8 @@ void engine_core_base::emit_token(completion& c, const sched::sampled_token& sam
 void engine_core_base::route_scheduler_events(std::vector<event>& events) {
   scheduler_->take_events(scheduler_events_);
   for (const sched::scheduler_event& e : scheduler_events_) {
-    const auto it = by_internal_id_.find(sched::stamp_of(e).request);
-    if (it == by_internal_id_.end() || it->second->done) continue;
+    const auto it = by_seq_.find(sched::stamp_of(e).seq);
+    if (it == by_seq_.end() || it->second->done) continue;
     completion& c = *it->second;
     if (c.owner->request.report_lifecycle) hold_lifecycle(c.owner->id, c.index, e);
     if (const auto* admitted = std::get_if<sched::request_scheduled>(&e)) {
@@ -298,7 +294,8 @@ void engine_core_base::end_completion(completion& c, finish_reason reason,
                                     c.num_generated, c.num_cached_tokens};
   if (c.first_scheduled) final_event.queue_time_s = *c.first_scheduled - c.owner->arrival_time;
   c.done = true;
-  if (++c.owner->num_done == c.owner->completions.size()) ended_.push_back(c.owner->id);
+  final_event.finished = ++c.owner->num_done == c.owner->completions.size();
+  if (final_event.finished) ended_.push_back(c.owner->id);
   ++totals_.num_finished_by(reason);
   events.push_back(event{c.owner->id, std::move(final_event)});
 }
@@ -321,7 +318,7 @@ bool engine_core_base::cancel_request(request_id id, double now, std::vector<eve
   at_ = moment{scheduler_->totals().num_steps, now};  // the step the next plan will get
   route_scheduler_events(events);
   for (completion& c : it->second->completions) {
-    if (!c.done && c.queued) (void)scheduler_->cancel(c.internal, now);
+    if (!c.done && c.queued) (void)scheduler_->cancel(c.seq, now);
   }
   route_scheduler_events(events);
   end_unqueued(*it->second, finish_reason::cancelled, std::string(), events);
@@ -335,9 +332,7 @@ void engine_core_base::take_ended(std::vector<request_id>& out) {
   for (const request_id id : out) {
     const auto it = requests_.find(id);
     for (const completion& c : it->second->completions) {
-      if (!c.queued) continue;
-      by_internal_id_.erase(c.internal);
-      by_seq_.erase(c.seq);
+      if (c.queued) by_seq_.erase(c.seq);
     }
     requests_.erase(it);
   }

@@ -27,7 +27,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "api/engine_config.h"
 #include "api/engine_events.h"
 #include "api/engine_stats.h"
 #include "api/generation_request.h"
@@ -53,8 +52,8 @@ struct outgoing {
 };
 
 // Everything engine_core knows about the model and memory at start-up.
+// The engine_config reaches it only through the plan (one holder of each key).
 struct engine_core_setup {
-  engine_config config;  // as given (the pool's size is the plan's, not config.sched's)
   std::shared_ptr<const engine_plan> plan;
   std::vector<token_id> eos_token_ids;  // model config + generation_config + tokenizer
   std::uint32_t vocab_size = 0;
@@ -102,8 +101,7 @@ class engine_core_base {
   [[nodiscard]] status check_admission(generation_request& request) const;
   // The request's structured_outputs compiled (null without); refused without a tokenizer.
   [[nodiscard]] result<compiled_grammar_ptr> grammar_for(const generation_request& request);
-  [[nodiscard]] sched::request_spec spec_for(const request_state& r, completion_id internal,
-                                             double now) const;
+  [[nodiscard]] sched::request_spec spec_for(const request_state& r, seq_id seq, double now) const;
   void emit_tokens(const sched::step_output& output, double now, std::vector<event>& events);
   void emit_token(completion& c, const sched::sampled_token& sampled, double now,
                   std::vector<event>& events);
@@ -130,11 +128,10 @@ class engine_core_base {
   request_limits limits_;
   std::unique_ptr<sched::scheduler> scheduler_;
   std::unordered_map<request_id, std::unique_ptr<request_state>> requests_;
-  std::unordered_map<completion_id, completion*> by_internal_id_;  // the scheduler's ids
-  std::unordered_map<seq_id, completion*> by_seq_;
+  std::unordered_map<seq_id, completion*> by_seq_;  // queued completions, by their one id
   std::vector<request_id> ended_;
   std::uint64_t next_request_ = 1;
-  std::uint64_t next_internal_ = 1;
+  std::uint64_t next_seq_ = 1;
   std::vector<sched::scheduler_event> scheduler_events_;  // reused
   std::string abort_reason_;  // while fail() routes the aborted sequences' finals
   lifecycle_queue lifecycle_;

@@ -16,9 +16,8 @@ namespace pagedserve {
 struct engine_core_base::completion {
   request_state* owner = nullptr;
   std::uint32_t index = 0;
-  completion_id internal;  // the scheduler's id for this completion
-  seq_id seq;              // valid once queued
-  bool queued = false;     // handed to the scheduler
+  seq_id seq;           // its one id: the scheduler's, the executor's, the block table's
+  bool queued = false;  // handed to the scheduler
   std::unique_ptr<output_stream> stream;
   std::uint32_t num_generated = 0;
   std::uint32_t num_cached_tokens = 0;

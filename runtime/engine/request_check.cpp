@@ -90,13 +90,13 @@ status check_capacity(const request_limits& limits, const generation_request& re
 
 }  // namespace
 
-request_limits request_limits_of(const engine_config& config, const engine_plan& plan,
-                                 std::uint32_t vocab_size, std::shared_ptr<const tokenizer> tok) {
+request_limits request_limits_of(const engine_plan& plan, std::uint32_t vocab_size,
+                                 std::shared_ptr<const tokenizer> tok) {
   request_limits limits;
   limits.vocab_size = vocab_size;
   limits.max_model_len = plan.sched.max_model_len;
   limits.kv_capacity_tokens = plan.kv_capacity_tokens();
-  limits.max_n = config.max_n;
+  limits.max_n = plan.max_n;
   limits.tok = std::move(tok);
   return limits;
 }

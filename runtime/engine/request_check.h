@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <memory>
 
-#include "api/engine_config.h"
 #include "api/generation_request.h"
 #include "common/result.h"
 #include "runtime/plan/engine_plan.h"
@@ -31,8 +30,7 @@ struct request_limits {
   std::shared_ptr<const tokenizer> tok;  // null: prompts must be token ids, no stop strings
 };
 
-[[nodiscard]] request_limits request_limits_of(const engine_config& config, const engine_plan& plan,
-                                               std::uint32_t vocab_size,
+[[nodiscard]] request_limits request_limits_of(const engine_plan& plan, std::uint32_t vocab_size,
                                                std::shared_ptr<const tokenizer> tok);
 
 // A text prompt becomes token ids (ids given win; nothing to do then).

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "common/num_blocks.h"
 #include "kernels/backend_registry.h"
 #include "runtime/forward/decode_graphs.h"
 #include "runtime/forward/kv_pool_sizing.h"
@@ -20,7 +21,7 @@ std::uint32_t clamp_blocks(std::int64_t blocks) {
 }
 
 std::int64_t blocks_per_sequence(const sched::scheduler_config& sched) {
-  return (std::int64_t{sched.max_model_len} + sched.block_size - 1) / sched.block_size;
+  return num_blocks_for(sched.max_model_len, sched.block_size);
 }
 
 // Host memory: max_num_seqs sequences of max_model_len, capped at k_default_kv_bytes, but
@@ -118,6 +119,8 @@ result<engine_plan> plan_engine(const engine_config& config, forward::model_forw
     plan.decode_graph_batch_sizes = forward::default_decode_batch_sizes(config.sched.max_num_seqs);
   }
   plan.samples_on_device = backend.samples_on_device();
+  plan.max_waiting_requests = config.max_waiting_requests;
+  plan.max_n = config.max_n;
   return plan;
 }
 

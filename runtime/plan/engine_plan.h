@@ -1,8 +1,8 @@
 #pragma once
 // engine_plan: what start-up decides, once, from the engine_config and the loaded model:
 // the compute type, the KV pool (blocks, bytes per block, how it was sized), the decode
-// graphs to capture and the scheduler's final settings. plan_engine() is the only place
-// that computes any of it; the scheduler (engine_core) and the executor read the same
+// graphs to capture, the scheduler's final settings and the admission limits. plan_engine() is the
+// only place that computes any of it; the scheduler (engine_core) and the executor read the same
 // immutable plan, and nobody rewrites the config afterwards.
 //
 // The pool: num_blocks when the config sets it; else, on a backend with device memory
@@ -49,6 +49,9 @@ struct engine_plan {
   // contexts up to sched.max_model_len; empty: eager (enforce_eager, or a host backend).
   std::vector<std::int64_t> decode_graph_batch_sizes;
   bool samples_on_device = false;
+  // Admission, as the engine_config gives them: the engine core reads the plan only.
+  std::uint32_t max_waiting_requests = engine_config{}.max_waiting_requests;
+  std::uint32_t max_n = engine_config{}.max_n;
 
   // Sequences of max_model_len the pool holds at once.
   [[nodiscard]] double max_concurrency() const;

@@ -13,7 +13,6 @@
 namespace pagedserve::sched {
 
 struct event_stamp {
-  completion_id request;
   seq_id seq;
   std::uint64_t step = 0;
   double time = 0.0;

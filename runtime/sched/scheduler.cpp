@@ -56,22 +56,21 @@ result<seq_id> scheduler::add_request(request_spec spec, double now) {
                       " tokens) exceeds the whole KV cache (" +
                       std::to_string(kv_.max_tokens_per_sequence()) + " tokens)");
   }
-  const seq_id id{next_seq_++};
-  const completion_id request = spec.id;
-  auto owned = std::make_unique<tracked>(sequence(id, std::move(spec)));
+  const seq_id id = spec.id;
+  auto owned = std::make_unique<tracked>(sequence(std::move(spec)));
   tracked& t = *owned;
-  sequences_.emplace(request, std::move(owned));
+  sequences_.emplace(id, std::move(owned));
   enqueue_waiting(t);
   events_.emplace_back(request_arrived{stamp(t, event_step(), now)});
   return id;
 }
 
-bool scheduler::cancel(completion_id request, double now) {
-  return finish_request(request, finish_reason::cancelled, now);
+bool scheduler::cancel(seq_id seq, double now) {
+  return finish_request(seq, finish_reason::cancelled, now);
 }
 
-bool scheduler::finish_request(completion_id request, finish_reason reason, double now) {
-  const auto it = sequences_.find(request);
+bool scheduler::finish_request(seq_id seq, finish_reason reason, double now) {
+  const auto it = sequences_.find(seq);
   if (it == sequences_.end()) return false;
   tracked& t = *it->second;
   const sequence_status was = t.seq.status();
@@ -95,8 +94,8 @@ std::uint32_t scheduler::num_running() const { return static_cast<std::uint32_t>
 
 std::uint32_t scheduler::num_waiting() const { return static_cast<std::uint32_t>(waiting_.size()); }
 
-const sequence* scheduler::find(completion_id request) const {
-  const auto it = sequences_.find(request);
+const sequence* scheduler::find(seq_id seq) const {
+  const auto it = sequences_.find(seq);
   return it == sequences_.end() ? nullptr : &it->second->seq;
 }
 
@@ -113,7 +112,7 @@ void scheduler::finish(tracked& t, finish_reason reason, double now) {
   if (was_running && applying_step_) ++num_finished_in_update_;
   events_.emplace_back(
       request_finished{stamp(t, event_step(), now), reason, t.seq.num_output_tokens()});
-  const auto it = sequences_.find(t.seq.request());
+  const auto it = sequences_.find(t.seq.id());
   const std::uint64_t last_step =
       num_in_flight_ == 0
           ? 0
@@ -142,7 +141,7 @@ void scheduler::remove_running(const tracked& t) {
 }
 
 event_stamp scheduler::stamp(const tracked& t, std::uint64_t step, double now) const {
-  return event_stamp{t.seq.request(), t.seq.id(), step, now};
+  return event_stamp{t.seq.id(), step, now};
 }
 
 }  // namespace pagedserve::sched

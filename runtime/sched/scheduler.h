@@ -2,9 +2,10 @@
 // scheduler: the continuous-batching policy. Pure bookkeeping over a kv::kv_cache_manager
 // (the block pool and prefix cache, driven with vLLM's verbs); the caller
 // drives it one step at a time and supplies the time (no clocks inside). A request here
-// is one completion (completion_id; engine_core splits a client's n > 1 request into n):
+// is one completion, named by the caller's seq_id (engine_core splits a client's n > 1
+// request into n; the id is the same in plans, outputs, events and the block tables):
 //
-//   add_request(spec, now)        -> seq id, or an error when the request can never fit
+//   add_request(spec, now)        -> spec.id, or an error when the request can never fit
 //   schedule(now)                 -> step_plan (phase 1: running, phase 2: waiting)
 //   update_from_output(out, now)  appends sampled tokens, commits blocks, stops, releases
 //   cancel(request, now)          frees at once, waiting or running
@@ -37,6 +38,7 @@
 #include "runtime/sched/events.h"
 #include "runtime/sched/sequence.h"
 #include "runtime/sched/step_plan.h"
+#include "runtime/sched/steps_in_flight.h"
 
 namespace pagedserve::sched {
 
@@ -77,22 +79,20 @@ class scheduler {
   void schedule(double now, step_plan& plan);
   void update_from_output(const step_output& output, double now);
   // False when the request is unknown or already finished.
-  bool cancel(completion_id request, double now);
+  bool cancel(seq_id seq, double now);
   // Ends a request for a reason found outside (a stop string matched on its text): like
   // cancel, with `reason` in its request_finished event.
-  bool finish_request(completion_id request, finish_reason reason, double now);
+  bool finish_request(seq_id seq, finish_reason reason, double now);
   // The oldest step in flight failed (its output will never come): it is dropped, and
   // every unfinished sequence it computed ends as aborted (its KV is not trustworthy).
-  // Returns their requests. `step` must be the oldest step in flight.
-  std::vector<completion_id> abort_step(std::uint64_t step, double now);
+  // Returns their ids. `step` must be the oldest step in flight.
+  std::vector<seq_id> abort_step(std::uint64_t step, double now);
 
   // Events since the last call, in the order they happened.
   [[nodiscard]] std::vector<scheduler_event> take_events();
   // The same into `out` (its previous contents are dropped); the two buffers swap, so a
   // caller that keeps `out` across steps makes event delivery allocation-free.
   void take_events(std::vector<scheduler_event>& out);
-
-  static constexpr std::size_t k_max_steps_in_flight = 2;
 
   [[nodiscard]] bool has_unfinished() const { return !sequences_.empty(); }
   // Steps planned whose output has not been applied yet.
@@ -102,7 +102,7 @@ class scheduler {
   [[nodiscard]] std::uint32_t num_running() const;
   [[nodiscard]] std::uint32_t num_waiting() const;
   // Unfinished sequences only (finished ones are dropped at once).
-  [[nodiscard]] const sequence* find(completion_id request) const;
+  [[nodiscard]] const sequence* find(seq_id seq) const;
   [[nodiscard]] const scheduler_totals& totals() const { return totals_; }
   [[nodiscard]] const scheduler_config& config() const { return config_; }
   [[nodiscard]] const kv::kv_cache_manager& kv() const { return kv_; }
@@ -186,7 +186,7 @@ class scheduler {
 
   scheduler_config config_;
   kv::kv_cache_manager kv_;
-  std::unordered_map<completion_id, std::unique_ptr<tracked>> sequences_;
+  std::unordered_map<seq_id, std::unique_ptr<tracked>> sequences_;
   std::vector<tracked*> running_;            // admission order
   std::map<waiting_key, tracked*> waiting_;  // policy order
   std::vector<tracked*> planned_;            // entries of the plan being built
@@ -202,7 +202,6 @@ class scheduler {
   std::uint64_t num_decode_tokens_in_plan_ = 0;  // one-token decodes in the plan being built
   std::vector<scheduler_event> events_;
   std::uint64_t next_step_ = 0;
-  std::uint64_t next_seq_ = 0;
   std::optional<std::uint64_t> applying_step_;  // set while update_from_output runs
   scheduler_totals totals_;
 };

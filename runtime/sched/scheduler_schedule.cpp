@@ -225,7 +225,6 @@ void scheduler::add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_ne
   // Built in place: a steady decode entry has no data to copy, only its fields.
   scheduled_sequence& entry = plan.scheduled.emplace_back();
   entry.seq = seq.id();
-  entry.request = seq.request();
   entry.kind = kind;
   entry.first_position = seq.num_computed_tokens();
   entry.num_scheduled_tokens = num_new;

@@ -34,16 +34,16 @@ void scheduler::update_from_output(const step_output& output, double now) {
   applying_step_.reset();
 }
 
-std::vector<completion_id> scheduler::abort_step(std::uint64_t step, double now) {
+std::vector<seq_id> scheduler::abort_step(std::uint64_t step, double now) {
   sched_check(num_in_flight_ > 0, "abort_step() without a step in flight");
   in_flight_step& rec = oldest_in_flight();
   sched_check(step == rec.step, "abort_step() of another step than the oldest in flight");
   applying_step_ = rec.step;
-  std::vector<completion_id> aborted;
+  std::vector<seq_id> aborted;
   for (const in_flight_entry& entry : rec.entries) {
     tracked& t = *entry.t;
     if (t.seq.is_finished()) continue;
-    aborted.push_back(t.seq.request());
+    aborted.push_back(t.seq.id());
     // Its tokens sampled by this step never come: nothing of it may be planned again.
     if (t.seq.status() == sequence_status::preempted) waiting_.erase(t.key);
     finish(t, finish_reason::error, now);

@@ -21,13 +21,12 @@ std::string_view to_string(sequence_status status) {
   return "unknown";
 }
 
-sequence::sequence(seq_id seq, request_spec spec)
+sequence::sequence(request_spec spec)
     : tokens_(std::move(spec.prompt_token_ids)),
       num_prompt_tokens_(static_cast<std::uint32_t>(tokens_.size())),
       max_tokens_(spec.max_tokens),
       may_stop_on_token_((spec.eos_token_id && !spec.ignore_eos) || !spec.stop_token_ids.empty()),
-      id_(seq),
-      request_(spec.id),
+      id_(spec.id),
       spec_(std::move(spec)) {
   spec_.prompt_token_ids.clear();
   tokens_.reserve(tokens_.size() + max_tokens_);
@@ -72,9 +71,8 @@ bool sequence::stops_on(token_id token) const {
 }
 
 void sequence::die(const char* what) const {
-  std::fprintf(stderr, "pagedserve::sched: sequence %llu (request %llu, status %s): %s\n",
-               static_cast<unsigned long long>(id_.value()),
-               static_cast<unsigned long long>(request_.value()), to_string(status_).data(), what);
+  std::fprintf(stderr, "pagedserve::sched: sequence %llu (status %s): %s\n",
+               static_cast<unsigned long long>(id_.value()), to_string(status_).data(), what);
   std::abort();
 }
 

@@ -33,7 +33,7 @@ enum class sequence_status { waiting, running, preempted, finished };
 
 // What the caller asks for; the scheduler checks it in add_request.
 struct request_spec {
-  completion_id id;
+  seq_id id;  // the caller's, unique among the live sequences
   std::vector<token_id> prompt_token_ids;
   std::uint32_t max_tokens = 16;
   std::int32_t priority = 0;             // smaller is served first under the priority policy
@@ -48,10 +48,9 @@ struct request_spec {
 
 class sequence {
  public:
-  sequence(seq_id seq, request_spec spec);
+  explicit sequence(request_spec spec);
 
   [[nodiscard]] seq_id id() const { return id_; }
-  [[nodiscard]] completion_id request() const { return request_; }
   [[nodiscard]] const request_spec& spec() const { return spec_; }
   [[nodiscard]] std::int32_t priority() const { return spec_.priority; }
   [[nodiscard]] double arrival_time() const { return spec_.arrival_time; }
@@ -136,8 +135,7 @@ class sequence {
   sequence_status status_ = sequence_status::waiting;
   bool may_stop_on_token_ = false;  // an EOS that counts, or stop token ids
   bool was_ever_scheduled_ = false;
-  seq_id id_;
-  completion_id request_;  // copy of spec_.id
+  seq_id id_;  // copy of spec_.id
   // Cold.
   request_spec spec_;
   std::optional<finish_reason> reason_;

@@ -26,7 +26,6 @@ enum class schedule_kind {
 
 struct scheduled_sequence {
   seq_id seq;
-  completion_id request;
   schedule_kind kind = schedule_kind::continuing;
   std::uint32_t first_position = 0;  // == num_computed_tokens before the step
   std::uint32_t num_scheduled_tokens = 0;

@@ -88,6 +88,7 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   final.text = "tail";
   final.usage = request_usage{5, 6, 4};
   final.queue_time_s = 0.125;
+  final.finished = true;
   const request_final f = round_trip(system, final);
   EXPECT_EQ(f.request, request_id{77});
   EXPECT_EQ(f.index, 1u);
@@ -98,6 +99,7 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   EXPECT_EQ(f.usage.completion_tokens, 6u);
   EXPECT_EQ(f.usage.cached_prompt_tokens, 4u);
   EXPECT_EQ(f.queue_time_s, 0.125);
+  EXPECT_TRUE(f.finished);
 
   token_chunk chunk;
   chunk.request = request_id{3};

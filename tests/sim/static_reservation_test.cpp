@@ -49,7 +49,7 @@ TEST(StaticReservation, ARequestLongerThanThePoolIsRejectedAtAdd) {
   const static_baseline baseline = static_reservation(config);
   sched::scheduler s(baseline.sched, baseline.kv);
   sched::request_spec spec;
-  spec.id = completion_id{1};
+  spec.id = seq_id{1};
   spec.prompt_token_ids = {1, 2, 3};
   spec.max_tokens = 1;
   const auto added = s.add_request(spec, 0.0);

@@ -45,7 +45,8 @@ logprobs_result fake_logprobs(token_id token) {
   return r;
 }
 
-engine_core_setup small_setup(std::uint32_t num_blocks = 64) {
+engine_core_setup small_setup(std::uint32_t num_blocks = 64,
+                              std::uint32_t max_waiting_requests = 64) {
   engine_plan plan;
   plan.sched.block_size = 4;
   plan.sched.num_blocks = num_blocks;
@@ -54,9 +55,8 @@ engine_core_setup small_setup(std::uint32_t num_blocks = 64) {
   plan.sched.max_num_batched_tokens = 32;
   plan.sched.long_prefill_token_threshold = 12;
   engine_core_setup setup;
-  setup.config.sched = plan.sched;
+  plan.max_waiting_requests = max_waiting_requests;
   setup.plan = std::make_shared<const engine_plan>(plan);
-  setup.config.max_waiting_requests = 64;
   setup.vocab_size = 32000;
   return setup;
 }
@@ -156,6 +156,29 @@ TEST(EngineCore, NCompletionsRunAsSeparateStreamsAndShareThePromptBlocks) {
   EXPECT_EQ(d.core.num_blocks_held(), 0u);
 }
 
+// request_final::finished marks the request's last final, whichever completion ends last
+// and however it ends (run to the end; cancelled before the siblings were queued).
+TEST(EngineCore, OnlyTheRequestsLastFinalIsMarkedFinished) {
+  driver d(small_setup());
+  generation_request r = request_of(prompt_of(16, 7), 5);
+  r.n = 3;
+  ASSERT_TRUE(d.submit(r, 1).ok());
+  const auto cancelled = d.submit(r, 2);
+  ASSERT_TRUE(cancelled.ok());
+  d.cancel(*cancelled);  // completion 0 waiting, its siblings never queued
+  d.run_to_end();
+  for (const sink_id sink : {sink_id{1}, sink_id{2}}) {
+    const auto finals = d.finals(sink);
+    ASSERT_EQ(finals.size(), 3u) << "sink " << sink;
+    EXPECT_FALSE(finals[0].finished) << "sink " << sink;
+    EXPECT_FALSE(finals[1].finished) << "sink " << sink;
+    EXPECT_TRUE(finals[2].finished) << "sink " << sink;
+    const auto* last = std::get_if<request_final>(&d.received[sink].back());
+    ASSERT_NE(last, nullptr) << "nothing follows the finished final";
+    EXPECT_TRUE(last->finished);
+  }
+}
+
 TEST(EngineCore, EosEndsWithStopUnlessIgnored) {
   const auto prompt = prompt_of(6, 500);
   const auto stream = expected_stream(prompt, 10);
@@ -217,9 +240,7 @@ TEST(EngineCore, AFailedStepFailsExactlyItsRequests) {
 }
 
 TEST(EngineCore, BadRequestsAreRejectedAsValues) {
-  engine_core_setup setup = small_setup();
-  setup.config.max_waiting_requests = 2;
-  driver d(setup);
+  driver d(small_setup(64, 2));
   auto expect_error = [&](generation_request r, error_code code) {
     const auto id = d.submit(std::move(r), 9);
     ASSERT_FALSE(id.ok());

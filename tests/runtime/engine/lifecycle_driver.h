@@ -32,9 +32,8 @@ inline engine_core_setup setup_with(std::uint32_t num_blocks) {
   plan.sched.max_num_seqs = 8;
   plan.sched.max_num_batched_tokens = 64;
   engine_core_setup setup;
-  setup.config.sched = plan.sched;
+  plan.max_waiting_requests = 64;
   setup.plan = std::make_shared<const engine_plan>(plan);
-  setup.config.max_waiting_requests = 64;
   setup.vocab_size = 32000;
   return setup;
 }

@@ -47,7 +47,7 @@ struct harness {
   seq_id add(std::uint64_t id, std::size_t prompt_len, std::uint32_t max_tokens,
              std::int32_t priority = 0, std::optional<double> arrival = std::nullopt) {
     request_spec spec;
-    spec.id = completion_id{id};
+    spec.id = seq_id{id};
     spec.prompt_token_ids = prompt_of(prompt_len, static_cast<token_id>(1000 * (id + 1)));
     spec.max_tokens = max_tokens;
     spec.priority = priority;

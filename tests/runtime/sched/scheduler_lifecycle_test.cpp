@@ -14,7 +14,7 @@ std::vector<std::string> story(const std::vector<scheduler_event>& events, std::
   std::vector<std::string> out;
   for (const scheduler_event& event : events) {
     const event_stamp& at = stamp_of(event);
-    if (at.request.value() != request) continue;
+    if (at.seq.value() != request) continue;
     const std::string kind = std::visit(
         [](const auto& e) -> std::string {
           using type = std::decay_t<decltype(e)>;
@@ -64,12 +64,12 @@ TEST(SchedulerLifecycle, EosAndStopTokensEndGenerationUnlessEosIsIgnored) {
   harness probe(tiny_config(16));
   probe.add(0, 4, 8);
   probe.step();
-  const token_id first = probe.sched.find(completion_id{0})->output_token_ids()[0];
+  const token_id first = probe.sched.find(seq_id{0})->output_token_ids()[0];
 
   for (const int variant : {0, 1, 2}) {
     harness h(tiny_config(16));
     request_spec spec;
-    spec.id = completion_id{0};
+    spec.id = seq_id{0};
     spec.prompt_token_ids = prompt_of(4, 1000);
     spec.max_tokens = 8;
     if (variant == 0) spec.eos_token_id = first;
@@ -95,10 +95,10 @@ TEST(SchedulerLifecycle, CancelFreesBlocksAtOnceWhetherRunningOrWaiting) {
   h.add(1, 4, 8);   // waits behind the sequence cap
   h.step();
   EXPECT_EQ(h.sched.kv().num_blocks_held(), 3u);
-  EXPECT_TRUE(h.sched.cancel(completion_id{0}, h.now));
+  EXPECT_TRUE(h.sched.cancel(seq_id{0}, h.now));
   EXPECT_EQ(h.sched.kv().num_blocks_held(), 0u);
-  EXPECT_FALSE(h.sched.cancel(completion_id{0}, h.now));  // already finished
-  EXPECT_FALSE(h.sched.cancel(completion_id{7}, h.now));  // unknown
+  EXPECT_FALSE(h.sched.cancel(seq_id{0}, h.now));  // already finished
+  EXPECT_FALSE(h.sched.cancel(seq_id{7}, h.now));  // unknown
   EXPECT_EQ(h.sched.num_running(), 0u);
 
   const step_plan next = h.step();
@@ -106,7 +106,7 @@ TEST(SchedulerLifecycle, CancelFreesBlocksAtOnceWhetherRunningOrWaiting) {
   EXPECT_EQ(shape(next), (std::vector<std::pair<std::uint64_t, std::uint32_t>>{{1, 4}}));
 
   h.add(2, 4, 8);
-  EXPECT_TRUE(h.sched.cancel(completion_id{2}, h.now));  // still waiting
+  EXPECT_TRUE(h.sched.cancel(seq_id{2}, h.now));  // still waiting
   EXPECT_EQ(h.sched.num_waiting(), 0u);
   const auto events = h.sched.take_events();
   EXPECT_EQ(std::get<request_finished>(events.back()).reason, finish_reason::cancelled);
@@ -119,11 +119,11 @@ TEST(SchedulerLifecycle, CancelWhileTheStepRunsDiscardsItsOutput) {
   h.add(1, 4, 8);
   h.step();
   const step_plan plan = h.sched.schedule(h.now);
-  EXPECT_TRUE(h.sched.cancel(completion_id{0}, h.now));
+  EXPECT_TRUE(h.sched.cancel(seq_id{0}, h.now));
   EXPECT_EQ(h.sched.kv().num_blocks_held(), 2u);  // only seq 1's
   h.finish(plan);  // the executor still returns seq 0's token: it is ignored
-  EXPECT_EQ(h.sched.find(completion_id{1})->num_output_tokens(), 2u);
-  EXPECT_EQ(h.sched.find(completion_id{0}), nullptr);
+  EXPECT_EQ(h.sched.find(seq_id{1})->num_output_tokens(), 2u);
+  EXPECT_EQ(h.sched.find(seq_id{0}), nullptr);
   run_to_end(h);
   EXPECT_EQ(h.sched.kv().num_blocks_held(), 0u);
 }

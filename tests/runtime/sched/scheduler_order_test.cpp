@@ -130,12 +130,12 @@ TEST(SchedulerOrder, PrefixHitStartsAfterTheCachedBlocks) {
   config.enable_prefix_caching = true;
   harness h(config);
   request_spec spec;
-  spec.id = completion_id{0};
+  spec.id = seq_id{0};
   spec.prompt_token_ids = prompt_of(12);
   spec.max_tokens = 1;
   ASSERT_TRUE(h.sched.add_request(spec, 0.0).ok());
   h.step();
-  spec.id = completion_id{1};
+  spec.id = seq_id{1};
   ASSERT_TRUE(h.sched.add_request(spec, 1.0).ok());
   const step_plan plan = h.step();
   // 12 tokens = 3 full blocks, but the last token must be computed: 2 blocks are reused.
@@ -153,12 +153,12 @@ TEST(SchedulerOrder, SkippingPrefixCacheReadsComputesTheWholePrompt) {
   config.enable_prefix_caching = true;
   harness h(config);
   request_spec spec;
-  spec.id = completion_id{0};
+  spec.id = seq_id{0};
   spec.prompt_token_ids = prompt_of(12);
   spec.max_tokens = 1;
   ASSERT_TRUE(h.sched.add_request(spec, 0.0).ok());
   h.step();
-  spec.id = completion_id{1};
+  spec.id = seq_id{1};
   spec.skip_reading_prefix_cache = true;
   ASSERT_TRUE(h.sched.add_request(spec, 1.0).ok());
   step_plan plan = h.step();
@@ -166,7 +166,7 @@ TEST(SchedulerOrder, SkippingPrefixCacheReadsComputesTheWholePrompt) {
   EXPECT_EQ(plan.scheduled[0].first_position, 0u);
   EXPECT_EQ(plan.scheduled[0].num_scheduled_tokens, 12u);
   EXPECT_EQ(plan.stats.prefix_hits, 0u);
-  spec.id = completion_id{2};
+  spec.id = seq_id{2};
   spec.skip_reading_prefix_cache = false;
   ASSERT_TRUE(h.sched.add_request(spec, 2.0).ok());
   plan = h.step();

@@ -20,7 +20,7 @@ struct pipeline {
 
   // Plans one more step if allowed and useful; false otherwise.
   bool plan() {
-    if (h.sched.num_steps_in_flight() >= scheduler::k_max_steps_in_flight) return false;
+    if (h.sched.num_steps_in_flight() >= k_max_steps_in_flight) return false;
     if (!h.sched.can_plan()) return false;
     plans.push_back(h.sched.schedule(h.now));
     outputs.push_back(h.executor.run(plans.back()));
@@ -41,7 +41,7 @@ struct pipeline {
   }
   void record_outputs() {
     for (const scheduler_event& e : h.sched.take_events()) {
-      if (const auto* f = std::get_if<request_finished>(&e)) finished[f->at.request.value()] = *f;
+      if (const auto* f = std::get_if<request_finished>(&e)) finished[f->at.seq.value()] = *f;
     }
   }
 
@@ -63,7 +63,7 @@ scheduler_config tight_config() {
 
 request_spec spec_of(std::uint64_t id, std::size_t len, std::uint32_t max_tokens) {
   request_spec spec;
-  spec.id = completion_id{id};
+  spec.id = seq_id{id};
   // Two shared stems so the prefix cache is exercised.
   spec.prompt_token_ids = prompt_of(8, id % 2 == 0 ? 1 : 40);
   for (std::size_t i = 0; i < len; ++i) spec.prompt_token_ids.push_back(static_cast<token_id>(id));
@@ -135,7 +135,7 @@ TEST(SchedulerPipeline, LastTokenPendingIsNotPlannedAgain) {
   EXPECT_TRUE(third.scheduled.empty());
   h.sched.update_from_output(h.executor.run(second), h.now);
   h.sched.update_from_output(h.executor.run(third), h.now);
-  EXPECT_EQ(h.sched.find(completion_id{0}), nullptr);
+  EXPECT_EQ(h.sched.find(seq_id{0}), nullptr);
   EXPECT_EQ(h.sched.kv().num_blocks_held(), 0u);
   (void)seq;
 }
@@ -143,7 +143,7 @@ TEST(SchedulerPipeline, LastTokenPendingIsNotPlannedAgain) {
 TEST(SchedulerPipeline, StopInStepNDiscardsItsWorkInStepNPlusOne) {
   harness h(tiny_config(16));
   request_spec spec;
-  spec.id = completion_id{7};
+  spec.id = seq_id{7};
   spec.prompt_token_ids = prompt_of(5, 300);
   spec.max_tokens = 10;
   // The fake executor's first sample for this prompt, made the EOS.
@@ -157,7 +157,7 @@ TEST(SchedulerPipeline, StopInStepNDiscardsItsWorkInStepNPlusOne) {
   const step_output first_out = h.executor.run(first);
   const step_output second_out = h.executor.run(second);
   h.sched.update_from_output(first_out, h.now);
-  EXPECT_EQ(h.sched.find(completion_id{7}), nullptr) << "stopped on EOS";
+  EXPECT_EQ(h.sched.find(seq_id{7}), nullptr) << "stopped on EOS";
   EXPECT_EQ(h.sched.kv().num_blocks_held(), 0u) << "blocks back while step N+1 still runs";
   h.sched.update_from_output(second_out, h.now);  // the wasted entry is ignored
   const step_plan third = h.sched.schedule(h.now);
@@ -184,7 +184,7 @@ TEST(SchedulerPipeline, RandomOperationsWithTwoStepsInFlightLeakNothing) {
                       .ok());
       ++next_id;
     } else if (dice < 4 && next_id > 0) {
-      (void)p.h.sched.cancel(completion_id{rng() % next_id}, p.h.now);
+      (void)p.h.sched.cancel(seq_id{rng() % next_id}, p.h.now);
     } else {
       p.step();
     }

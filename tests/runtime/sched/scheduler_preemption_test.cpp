@@ -35,9 +35,9 @@ TEST(SchedulerPreemption, FcfsPreemptsTheNewestRunningSequence) {
   EXPECT_EQ(entry_for(plan, seq_id{0})->block_ids.size(), 1u);
   EXPECT_EQ(h.sched.num_waiting(), 1u);
   EXPECT_EQ(h.sched.kv().num_blocks_held(), 6u);
-  EXPECT_EQ(h.sched.find(completion_id{2})->status(), sequence_status::preempted);
-  EXPECT_EQ(h.sched.find(completion_id{2})->num_computed_tokens(), 0u);
-  EXPECT_EQ(h.sched.find(completion_id{2})->num_output_tokens(), 5u);  // kept for the resume
+  EXPECT_EQ(h.sched.find(seq_id{2})->status(), sequence_status::preempted);
+  EXPECT_EQ(h.sched.find(seq_id{2})->num_computed_tokens(), 0u);
+  EXPECT_EQ(h.sched.find(seq_id{2})->num_output_tokens(), 5u);  // kept for the resume
 }
 
 TEST(SchedulerPreemption, PriorityPolicyPreemptsTheLowestPriorityFirst) {
@@ -155,7 +155,7 @@ TEST(SchedulerPreemption, RequestsThatCanNeverFitAreRejectedAsValues) {
   harness h(config);
   auto add = [&h](std::uint64_t id, std::size_t prompt_len, std::uint32_t max_tokens) {
     request_spec spec;
-    spec.id = completion_id{id};
+    spec.id = seq_id{id};
     spec.prompt_token_ids = prompt_of(prompt_len);
     spec.max_tokens = max_tokens;
     return h.sched.add_request(std::move(spec), 0.0);

@@ -23,7 +23,7 @@ request_spec random_request(std::mt19937_64& rng, std::uint64_t id, double now) 
   // Prompts from a few shared stems so the prefix cache gets hits (block size 4).
   static const std::vector<token_id> stems[] = {prompt_of(12, 1), prompt_of(8, 50), {}};
   request_spec spec;
-  spec.id = completion_id{id};
+  spec.id = seq_id{id};
   spec.prompt_token_ids = stems[rng() % 3];
   const std::size_t num_own = 1 + rng() % 14;
   for (std::size_t i = 0; i < num_own; ++i) {
@@ -54,7 +54,7 @@ TEST_P(SchedulerRandom, NoLeakAndEveryPlanWithinLimits) {
     if (dice < 3) {
       ASSERT_TRUE(h.sched.add_request(random_request(rng, next_id++, h.now), h.now).ok());
     } else if (dice < 4 && next_id > 0) {
-      (void)h.sched.cancel(completion_id{rng() % next_id}, h.now);
+      (void)h.sched.cancel(seq_id{rng() % next_id}, h.now);
     } else if (h.sched.has_unfinished()) {
       const step_plan plan = h.step();
       ++num_steps;

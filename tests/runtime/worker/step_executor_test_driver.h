@@ -144,7 +144,6 @@ class test_driver {
   void schedule(step_plan& plan, std::vector<sequence_sampling>& added, seq_id seq, tracked& s) {
     sched::scheduled_sequence entry;
     entry.seq = seq;
-    entry.request = completion_id{seq.value()};
     if (!s.started) {
       entry.kind = s.preempted ? schedule_kind::resumed : schedule_kind::new_sequence;
       if (!s.preempted) {
