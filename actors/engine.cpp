@@ -134,9 +134,13 @@ void deliver(caf::event_based_actor* self, sink_state& st, const engine_event& e
 }
 
 void finish(caf::event_based_actor* self, sink_state& st, const request_final& final) {
-  if (final.index >= st.finished.size() || st.finished[final.index]) return;  // not ours
-  st.finished[final.index] = 1;
-  deliver(self, st, final);
+  if (final.index >= st.finished.size()) return;  // not ours
+  if (!st.finished[final.index]) {
+    st.finished[final.index] = 1;
+    deliver(self, st, final);
+  }
+  // The request's last final. A router's failover repeats every completion's (it does not
+  // know which ended), so the one marked last may repeat a final already delivered.
   if (final.finished) self->quit();
 }
 

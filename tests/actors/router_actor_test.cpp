@@ -253,6 +253,10 @@ TEST(router_actor, a_killed_replica_ends_its_requests_at_once_and_the_rest_go_on
     } else {
       EXPECT_EQ(p.log->tokens.size(), 600u);  // 2 completions x 300
     }
+    // Engine or failover: only the request's last final is marked finished.
+    ASSERT_EQ(p.log->finals.size(), 2u);
+    EXPECT_FALSE(p.log->finals[0].finished);
+    EXPECT_TRUE(p.log->finals[1].finished);
   }
   EXPECT_EQ(failed, 2u);
   // New requests go to the two survivors and complete.
