@@ -2,6 +2,8 @@
 
 #include "runtime/chat/jinja/interpreter.h"
 
+#include <utility>
+
 #include "runtime/chat/jinja/format.h"
 
 namespace pagedserve::jinja {
@@ -27,6 +29,12 @@ dict_ptr new_frame() { return std::make_shared<dict_object>(); }
 
 interpreter::interpreter(const render_limits& limits, dict_ptr globals)
     : limits_(limits), globals_(std::move(globals)) {}
+
+interpreter::~interpreter() {
+  for (const dict_ptr& ns : assigned_namespaces_) {
+    auto entries = std::exchange(ns->entries, {});  // destroyed here, after ns is emptied
+  }
+}
 
 std::string interpreter::render(const body& root, dict_ptr vars) {
   frames_ = {std::move(vars)};
@@ -150,7 +158,9 @@ void interpreter::exec_set(const stmt& s) {
   if (!target.is_dict() || !target.as_dict()->is_namespace) {
     throw template_error("cannot assign attribute on non-namespace object");
   }
-  target.as_dict()->set(s.attribute, std::move(v));
+  const dict_ptr& ns = target.as_dict();
+  if (assigned_namespace_set_.insert(ns.get()).second) assigned_namespaces_.push_back(ns);
+  ns->set(s.attribute, std::move(v));
 }
 
 void interpreter::exec_macro(const stmt& s) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/chat/jinja/ast.h"
@@ -17,6 +18,11 @@ namespace pagedserve::jinja {
 class interpreter {
  public:
   interpreter(const render_limits& limits, dict_ptr globals);
+  // Empties every namespace the render assigned to, so reference cycles made through them
+  // (`set ns.self = ns`, `set ns.l = [ns]`) are freed with the render.
+  ~interpreter();
+  interpreter(const interpreter&) = delete;
+  interpreter& operator=(const interpreter&) = delete;
 
   // Renders `root` with `vars` as the template's top-level variables.
   [[nodiscard]] std::string render(const body& root, dict_ptr vars);
@@ -56,6 +62,9 @@ class interpreter {
   std::string out_;
   std::uint64_t steps_ = 0;
   int call_depth_ = 0;
+  // Lists and dicts are immutable once built, so only these can be part of a cycle.
+  std::vector<dict_ptr> assigned_namespaces_;
+  std::unordered_set<const dict_object*> assigned_namespace_set_;
   const value* block_subject_ = nullptr;  // the captured body in {% filter %} / {% set %} blocks
 };
 

@@ -1,6 +1,25 @@
 #include "runtime/chat/jinja/value.h"
 
+#include <algorithm>
+
 namespace pagedserve::jinja {
+namespace {
+
+int nested_in(int item_nesting) {
+  if (item_nesting >= max_value_nesting) {
+    throw template_error("value nested deeper than " + std::to_string(max_value_nesting) +
+                         " levels");
+  }
+  return item_nesting + 1;
+}
+
+}  // namespace
+
+int nesting_of(const value& v) {
+  if (v.is_list()) return v.as_list()->nesting;
+  if (v.is_dict()) return v.as_dict()->nesting;
+  return 0;
+}
 
 const value* dict_object::find(std::string_view key) const {
   for (const auto& [k, v] : entries) {
@@ -10,6 +29,7 @@ const value* dict_object::find(std::string_view key) const {
 }
 
 void dict_object::set(std::string key, value v) {
+  nesting = std::max(nesting, nested_in(nesting_of(v)));
   for (auto& [k, old] : entries) {
     if (k == key) {
       old = std::move(v);
@@ -21,6 +41,7 @@ void dict_object::set(std::string key, value v) {
 
 value value::list(std::vector<value> items, bool is_tuple) {
   auto l = std::make_shared<list_object>();
+  for (const value& item : items) l->nesting = std::max(l->nesting, nested_in(nesting_of(item)));
   l->items = std::move(items);
   l->is_tuple = is_tuple;
   return value(std::move(l));
@@ -92,6 +113,7 @@ bool equals(const value& a, const value& b) {
     case value::kind::dict: {
       const auto& x = *a.as_dict();
       const auto& y = *b.as_dict();
+      if (x.is_namespace || y.is_namespace) return &x == &y;
       if (x.entries.size() != y.entries.size()) return false;
       for (const auto& [k, v] : x.entries) {
         const value* other = y.find(k);

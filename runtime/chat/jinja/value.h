@@ -32,15 +32,24 @@ struct undefined_value {
 
 struct none_value {};
 
+// How deep lists and dicts may nest inside each other while rendering. Python stops at its
+// recursion limit; here the limit is checked where a container is built, so every recursive
+// walk (comparison, printing, destruction) stays shallow whatever a template does.
+inline constexpr int max_value_nesting = 512;
+
 struct list_object {
   std::vector<value> items;
   bool is_tuple = false;  // only changes how it prints: (a, b) instead of [a, b]
+  int nesting = 1;        // 1 + the deepest item's nesting (value::list sets it)
 };
 
 // An insertion-ordered string-keyed mapping (JSON objects, namespaces, loop state).
 struct dict_object {
   std::vector<std::pair<std::string, value>> entries;
   bool is_namespace = false;  // only namespaces accept `set obj.attr = ...`
+  // 1 + the deepest entry's nesting; set() only raises it, so for a namespace whose entries
+  // were replaced it is an upper bound (and a namespace inside itself raises it each time).
+  int nesting = 1;
 
   [[nodiscard]] const value* find(std::string_view key) const;
   void set(std::string key, value v);
@@ -121,7 +130,11 @@ class value {
       v_;
 };
 
-// Python ==: 1 == 1.0 == True, lists/dicts deep, undefined equals only undefined.
+// 0 for scalars, the container's nesting for lists and dicts.
+[[nodiscard]] int nesting_of(const value& v);
+
+// Python ==: 1 == 1.0 == True, lists/dicts deep, namespaces by identity (jinja2's Namespace
+// has no __eq__), undefined equals only undefined.
 [[nodiscard]] bool equals(const value& a, const value& b);
 // Python <: numbers, strings (code point order), lists lexicographically; else an error.
 [[nodiscard]] bool less_than(const value& a, const value& b);
