@@ -307,7 +307,7 @@ submission engine::submit_async(generation_request request, engine_callback call
   st->callback = std::move(callback);
   st->accepted = std::move(accepted);
   st->control = control;
-  st->finished.assign(std::max<std::uint32_t>(request.n, 1), 0);
+  st->finished.assign(std::max<std::uint32_t>(request.sampling.n, 1), 0);
   // Spawning only enqueues the actor: the submit itself runs on an engine thread.
   impl_->system.spawn(sink_actor, std::move(st), impl_->actor, std::move(request));
   return submission(control);

@@ -125,19 +125,18 @@ typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
     }
     return caf::none;
   });
-  return f(caf::meta::type_name("sampling_params"), x.temperature, x.top_p, x.top_k, x.min_p,
-           has_seed, seed, has_logprobs, logprobs, x.presence_penalty, x.frequency_penalty,
-           x.repetition_penalty, bias_tokens, bias_values, x.min_tokens, has_prompt_logprobs,
-           prompt_logprobs, x.allowed_token_ids, bad_word_lengths, bad_word_ids, has_structured,
-           structured_kind, structured_spec, structured_choice, load);
+  return f(caf::meta::type_name("sampling_params"), x.n, x.max_tokens, x.stop, x.stop_token_ids,
+           x.ignore_eos, x.skip_special_tokens, x.include_stop_str_in_output, x.temperature,
+           x.top_p, x.top_k, x.min_p, has_seed, seed, has_logprobs, logprobs, x.presence_penalty,
+           x.frequency_penalty, x.repetition_penalty, bias_tokens, bias_values, x.min_tokens,
+           has_prompt_logprobs, prompt_logprobs, x.allowed_token_ids, bad_word_lengths,
+           bad_word_ids, has_structured, structured_kind, structured_spec, structured_choice, load);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, generation_request& x) {
-  return f(caf::meta::type_name("generation_request"), x.prompt_token_ids, x.prompt, x.max_tokens,
-           x.sampling, x.stop_token_ids, x.stop, x.ignore_eos, x.n, x.priority,
-           x.skip_special_tokens, x.add_special_tokens, x.include_stop_str_in_output,
-           x.report_lifecycle);
+  return f(caf::meta::type_name("generation_request"), x.prompt_token_ids, x.prompt, x.sampling,
+           x.priority, x.add_special_tokens, x.report_lifecycle);
 }
 
 template <class Inspector>

@@ -62,7 +62,7 @@ caf::typed_response_promise<request_id> submit(self_pointer self, generation_req
   const std::size_t index = decision->replica;
   const std::uint64_t id = st.next_id++;
   st.pending.emplace(id, pending_submit{index, cost, promise});
-  const std::uint32_t n = std::max<std::uint32_t>(request.n, 1);
+  const std::uint32_t n = std::max<std::uint32_t>(request.sampling.n, 1);
   self->request(st.slots[index].actor, k_submit_timeout, submit_atom::value, std::move(request),
                 sink)
       .then(

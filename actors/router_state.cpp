@@ -11,7 +11,8 @@ std::uint64_t request_cost(const generation_request& request) {
   // A text prompt (tokenized by the replica) counts ~4 characters per token.
   const std::uint64_t prompt = request.prompt_token_ids.empty() ? request.prompt.size() / 4
                                                                 : request.prompt_token_ids.size();
-  return prompt + std::uint64_t{request.max_tokens} * std::max<std::uint32_t>(request.n, 1);
+  return prompt + std::uint64_t{request.sampling.max_tokens} *
+                      std::max<std::uint32_t>(request.sampling.n, 1);
 }
 
 void router_state::init(const std::vector<router_replica>& replicas, router_options opts) {

@@ -18,15 +18,10 @@ struct generation_request {
   // are given).
   std::vector<token_id> prompt_token_ids;
   std::string prompt;
-  std::uint32_t max_tokens = 16;
-  sampling_params sampling;                 // temperature, top_p, top_k, min_p, seed
-  std::vector<token_id> stop_token_ids;     // end generation, the token is emitted
-  std::vector<std::string> stop;            // stop strings, matched on text, not emitted
-  bool ignore_eos = false;                  // keep going past EOS ids
-  std::uint32_t n = 1;                      // completions sharing the prompt
-  std::int32_t priority = 0;                // smaller first (priority policy only)
-  bool skip_special_tokens = true;          // in the streamed text
-  bool include_stop_str_in_output = false;  // a matched stop string ends the text
+  // Everything about how the completions are generated and end (vLLM's SamplingParams):
+  // n, max_tokens, stop strings and ids, temperature, logprobs, structured outputs, ...
+  sampling_params sampling;
+  std::int32_t priority = 0;  // smaller first (priority policy only)
   // For a text prompt: let the tokenizer add BOS and friends (false for chat-template text,
   // which already contains them).
   bool add_special_tokens = true;

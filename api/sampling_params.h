@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,21 @@
 namespace pagedserve {
 
 struct sampling_params {
+  // How many completions share the prompt (vLLM's n).
+  std::uint32_t n = 1;
+  // Tokens to generate at most; the prompt and this must fit max_model_len.
+  std::uint32_t max_tokens = 16;
+  // Stop strings, matched on the text; the text ends before the match unless
+  // include_stop_str_in_output.
+  std::vector<std::string> stop{};
+  // End generation; the token is emitted (and counted).
+  std::vector<token_id> stop_token_ids{};
+  // Keep going past the model's EOS ids (stop_token_ids still stop).
+  bool ignore_eos = false;
+  // Special tokens are left out of the streamed text.
+  bool skip_special_tokens = true;
+  // A matched stop string ends the text (it is not cut off).
+  bool include_stop_str_in_output = false;
   // Logits are divided by this. 0 means greedy (argmax); values below
   // k_greedy_temperature_epsilon count as 0, as in vLLM, so 1/temperature stays finite.
   float temperature = 1.0f;

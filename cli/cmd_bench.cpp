@@ -186,9 +186,9 @@ class completion_tracker {
 generation_request to_generation(const workload_request& r) {
   generation_request g;
   g.prompt_token_ids = r.prompt_token_ids;
-  g.max_tokens = r.max_tokens;
+  g.sampling.max_tokens = r.max_tokens;
   g.sampling.temperature = 0.0f;
-  g.ignore_eos = true;
+  g.sampling.ignore_eos = true;
   return g;
 }
 

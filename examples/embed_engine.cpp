@@ -45,13 +45,13 @@ generation_request make_request(const options& opt, int client) {
   generation_request req;
   if (opt.model_dir == "demo-random") {
     req.prompt_token_ids = {1, 10 + client, 20 + client, 30 + client, 40 + client};
-    req.ignore_eos = true;  // random weights: EOS would only cut the demo short
+    req.sampling.ignore_eos = true;  // random weights: EOS would only cut the demo short
   } else {
     static const char* const prompts[] = {"The capital of France is", "Once upon a time",
                                           "The three primary colors are", "def fibonacci(n):"};
     req.prompt = prompts[client % 4];
   }
-  req.max_tokens = opt.max_tokens;
+  req.sampling.max_tokens = opt.max_tokens;
   req.sampling.temperature = client % 2 == 0 ? 0.0f : 0.8f;
   req.sampling.seed = static_cast<std::uint64_t>(client);
   return req;

@@ -152,8 +152,8 @@ caf::behavior print_sink(caf::event_based_actor* self, int index, actors::engine
 generation_request make_request(const options& opt, int index) {
   generation_request req;
   req.prompt_token_ids = {1, 100 + index, 200 + index, 300 + index};
-  req.max_tokens = opt.max_tokens;
-  req.ignore_eos = true;
+  req.sampling.max_tokens = opt.max_tokens;
+  req.sampling.ignore_eos = true;
   req.sampling.temperature = 0.0f;
   return req;
 }

@@ -50,8 +50,8 @@ timing one_request(caf::actor_system& system, const engine_actor& target, std::u
                    token_id salt) {
   generation_request r;
   r.prompt_token_ids = {1, 2 + salt % 200, 3};
-  r.max_tokens = max_tokens;
-  r.ignore_eos = true;
+  r.sampling.max_tokens = max_tokens;
+  r.sampling.ignore_eos = true;
   r.sampling.temperature = 0.0f;
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> finished = done->get_future();

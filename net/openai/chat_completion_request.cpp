@@ -85,7 +85,7 @@ parse_outcome parse_chat_request(const boost::json::value& body, const model_con
   if (auto* err = std::get_if<api_error>(&budget)) return std::move(*err);
   api_prompt prompt;
   prompt.request = std::move(base);
-  prompt.request.max_tokens = std::get<std::uint32_t>(budget);
+  prompt.request.sampling.max_tokens = std::get<std::uint32_t>(budget);
   if (auto err = check_min_tokens(prompt.request)) return std::move(*err);
   prompt.request.prompt_token_ids = std::move(prompt_ids);
   prompt.request.add_special_tokens = false;

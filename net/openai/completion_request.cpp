@@ -162,19 +162,19 @@ parse_outcome parse_completion_request(const boost::json::value& body, const mod
   if (auto* err = std::get_if<api_error>(&raws)) return std::move(*err);
   for (raw_prompt& raw : std::get<std::vector<raw_prompt>>(raws)) {
     api_prompt prompt;
-    if (auto err = finish_prompt(raw, base.add_special_tokens, base.skip_special_tokens, model,
-                                 prompt.prompt_text)) {
+    if (auto err = finish_prompt(raw, base.add_special_tokens, base.sampling.skip_special_tokens,
+                                 model, prompt.prompt_text)) {
       return std::move(*err);
     }
     if (truncate_prompt(out, raw.ids) && model.tok != nullptr) {  // echo what was kept
-      prompt.prompt_text = model.tok->decode(raw.ids, base.skip_special_tokens);
+      prompt.prompt_text = model.tok->decode(raw.ids, base.sampling.skip_special_tokens);
     }
     const auto requested = requested_max_tokens(object, reader, raw.ids.size(), model, out);
     if (reader.failed()) return reader.error();
     auto budget = resolve_max_tokens(raw.ids.size(), requested, model, "prompt", "max_tokens");
     if (auto* err = std::get_if<api_error>(&budget)) return std::move(*err);
     prompt.request = base;
-    prompt.request.max_tokens = std::get<std::uint32_t>(budget);
+    prompt.request.sampling.max_tokens = std::get<std::uint32_t>(budget);
     if (auto err = check_min_tokens(prompt.request)) return std::move(*err);
     prompt.request.prompt_token_ids = std::move(raw.ids);
     out.prompts.push_back(std::move(prompt));

@@ -65,10 +65,10 @@ void read_processing_fields(body_reader& reader, const model_context& model, sam
 }
 
 std::optional<api_error> check_min_tokens(const generation_request& request) {
-  if (request.sampling.min_tokens <= request.max_tokens) return std::nullopt;
+  if (request.sampling.min_tokens <= request.sampling.max_tokens) return std::nullopt;
   return bad_request("'min_tokens' (" + std::to_string(request.sampling.min_tokens) +
                          ") must be at most the completion's max_tokens (" +
-                         std::to_string(request.max_tokens) + ").",
+                         std::to_string(request.sampling.max_tokens) + ").",
                      "min_tokens");
 }
 

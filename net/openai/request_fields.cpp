@@ -68,32 +68,32 @@ void read_stop_strings(body_reader& reader, const model_context& model, generati
   const boost::json::value* stop = reader.find("stop");
   if (stop == nullptr || reader.failed()) return;
   if (stop->is_string()) {
-    base.stop.emplace_back(stop->get_string());
+    base.sampling.stop.emplace_back(stop->get_string());
   } else if (stop->is_array()) {
     for (const boost::json::value& item : stop->get_array()) {
       if (!item.is_string()) {
         reader.fail(invalid_type("stop", "a string or an array of strings", item));
         return;
       }
-      base.stop.emplace_back(item.get_string());
+      base.sampling.stop.emplace_back(item.get_string());
     }
   } else {
     reader.fail(invalid_type("stop", "a string or an array of strings", *stop));
     return;
   }
-  if (base.stop.size() > k_max_stop_strings) {
+  if (base.sampling.stop.size() > k_max_stop_strings) {
     reader.fail(bad_request("'stop' may hold at most " + std::to_string(k_max_stop_strings) +
-                                " strings, got " + std::to_string(base.stop.size()) + ".",
+                                " strings, got " + std::to_string(base.sampling.stop.size()) + ".",
                             "stop"));
   }
-  for (const std::string& s : base.stop) {
+  for (const std::string& s : base.sampling.stop) {
     if (s.empty() || s.size() > k_max_stop_string_bytes) {
       reader.fail(bad_request("Each 'stop' string must have 1 to " +
                                   std::to_string(k_max_stop_string_bytes) + " bytes.",
                               "stop"));
     }
   }
-  if (!base.stop.empty() && model.tok == nullptr) {
+  if (!base.sampling.stop.empty() && model.tok == nullptr) {
     reader.fail(
         bad_request("'stop' strings need a tokenizer and this model has none; use "
                     "'stop_token_ids'.",
@@ -118,7 +118,7 @@ void read_stop_token_ids(body_reader& reader, const model_context& model,
           "stop_token_ids", "token ids in [0, " + std::to_string(model.vocab_size) + ")", item));
       return;
     }
-    base.stop_token_ids.push_back(static_cast<token_id>(*id));
+    base.sampling.stop_token_ids.push_back(static_cast<token_id>(*id));
   }
 }
 
@@ -152,18 +152,19 @@ void read_common_fields(body_reader& reader, const model_context& model, api_req
   read_sampling(reader, model.sampling_defaults, base.sampling);
   read_stop_strings(reader, model, base);
   read_stop_token_ids(reader, model, base);
-  base.ignore_eos = reader.boolean("ignore_eos").value_or(false);
-  base.skip_special_tokens = reader.boolean("skip_special_tokens").value_or(true);
+  base.sampling.ignore_eos = reader.boolean("ignore_eos").value_or(false);
+  base.sampling.skip_special_tokens = reader.boolean("skip_special_tokens").value_or(true);
   // vLLM's detokenizer for tokenizer.json (fast) tokenizers joins consecutive special tokens
   // without spaces either way, as ours does (HF's decode): both values give the same text.
   (void)reader.boolean("spaces_between_special_tokens");
-  base.include_stop_str_in_output = reader.boolean("include_stop_str_in_output").value_or(false);
+  base.sampling.include_stop_str_in_output =
+      reader.boolean("include_stop_str_in_output").value_or(false);
   base.priority =
       static_cast<std::int32_t>(reader.integer("priority", k_int32_min, k_int32_max).value_or(0));
   read_processing_fields(reader, model, base.sampling);
   read_truncation(reader, model, out);
   read_prompt_logprobs(reader, out, base);
-  base.n = out.n;
+  base.sampling.n = out.n;
 }
 
 // vLLM's prompt_logprobs N (0..20): the prompt's logprobs with N alternatives per position.

@@ -63,7 +63,7 @@ std::vector<request_id> engine_core_base::live_requests() const {
 status engine_core_base::check_admission(generation_request& request) const {
   if (status ok = prepare_request(limits_, request); !ok) return ok;
   const std::uint32_t limit = setup_.plan->max_waiting_requests;
-  if (scheduler_->num_waiting() + request.n > limit) {
+  if (scheduler_->num_waiting() + request.sampling.n > limit) {
     return make_error(error_code::overloaded, "too many waiting requests (limit " +
                                                   std::to_string(limit) + "): retry later");
   }
@@ -85,13 +85,13 @@ sched::request_spec engine_core_base::spec_for(const request_state& r, seq_id se
   sched::request_spec spec;
   spec.id = seq;
   spec.prompt_token_ids = r.prompt_ids;
-  spec.max_tokens = req.max_tokens;
+  spec.max_tokens = req.sampling.max_tokens;
   spec.priority = req.priority;
   spec.arrival_time = now;
-  spec.ignore_eos = req.ignore_eos;
+  spec.ignore_eos = req.sampling.ignore_eos;
   // Every EOS id stops (the scheduler knows one EOS; several are stop ids here).
-  spec.stop_token_ids = req.stop_token_ids;
-  if (!req.ignore_eos) {
+  spec.stop_token_ids = req.sampling.stop_token_ids;
+  if (!req.sampling.ignore_eos) {
     spec.stop_token_ids.insert(spec.stop_token_ids.end(), setup_.eos_token_ids.begin(),
                                setup_.eos_token_ids.end());
   }
@@ -118,7 +118,7 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
   state->grammar = std::move(*grammar);
   state->request.prompt_token_ids.clear();
   state->request.prompt.clear();
-  const std::uint32_t n = state->request.n;
+  const std::uint32_t n = state->request.sampling.n;
   state->completions.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     completion& c = state->completions[i];
@@ -128,8 +128,8 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
     const generation_request& r = state->request;
     c.stream = std::make_unique<output_stream>(
         setup_.tok,
-        text_options{r.stop, r.skip_special_tokens, r.sampling.min_tokens,
-                     r.include_stop_str_in_output},
+        text_options{r.sampling.stop, r.sampling.skip_special_tokens, r.sampling.min_tokens,
+                     r.sampling.include_stop_str_in_output},
         state->prompt_ids);
   }
   // Completion 0 goes first; its siblings follow once its prompt is computed (see
@@ -163,8 +163,8 @@ bool engine_core_base::plan(double now, step_message& msg) {
     if (c.index != 0) added.params.prompt_logprobs.reset();
     added.num_prompt_tokens = static_cast<std::uint32_t>(owner.prompt_ids.size());
     added.grammar = owner.grammar;
-    added.held_stop_token_ids = owner.request.stop_token_ids;
-    if (!owner.request.ignore_eos) {
+    added.held_stop_token_ids = owner.request.sampling.stop_token_ids;
+    if (!owner.request.sampling.ignore_eos) {
       added.held_stop_token_ids.insert(added.held_stop_token_ids.end(),
                                        setup_.eos_token_ids.begin(), setup_.eos_token_ids.end());
     }

@@ -43,15 +43,16 @@ status check_vocabulary_lists(const request_limits& limits, const sampling_param
 }
 
 status check_generation(const request_limits& limits, const generation_request& request) {
-  if (request.max_tokens < 1) return invalid("max_tokens must be at least 1");
-  if (request.n < 1 || request.n > limits.max_n) {
+  if (request.sampling.max_tokens < 1) return invalid("max_tokens must be at least 1");
+  if (request.sampling.n < 1 || request.sampling.n > limits.max_n) {
     return invalid("n must be in [1, " + std::to_string(limits.max_n) + "], got " +
-                   std::to_string(request.n));
+                   std::to_string(request.sampling.n));
   }
   if (status ok = request.sampling.validate(); !ok) return invalid(ok.err().message);
-  if (request.sampling.min_tokens > request.max_tokens) {
-    return invalid("min_tokens must be at most max_tokens (" + std::to_string(request.max_tokens) +
-                   "), got " + std::to_string(request.sampling.min_tokens));
+  if (request.sampling.min_tokens > request.sampling.max_tokens) {
+    return invalid("min_tokens must be at most max_tokens (" +
+                   std::to_string(request.sampling.max_tokens) + "), got " +
+                   std::to_string(request.sampling.min_tokens));
   }
   for (const auto& [token, bias] : request.sampling.logit_bias) {
     if (static_cast<std::uint32_t>(token) >= limits.vocab_size) {
@@ -60,10 +61,10 @@ status check_generation(const request_limits& limits, const generation_request& 
     }
   }
   if (status ok = check_vocabulary_lists(limits, request.sampling); !ok) return ok;
-  if (!request.stop.empty() && !limits.tok) {
+  if (!request.sampling.stop.empty() && !limits.tok) {
     return invalid("stop strings need a tokenizer; this engine has none (use stop_token_ids)");
   }
-  for (const std::string& stop : request.stop) {
+  for (const std::string& stop : request.sampling.stop) {
     if (stop.empty()) return invalid("empty stop string");
   }
   return status::success();
@@ -72,11 +73,11 @@ status check_generation(const request_limits& limits, const generation_request& 
 // Whether the request could ever run: its longest sequence within max_model_len and the pool.
 status check_capacity(const request_limits& limits, const generation_request& request) {
   const std::uint64_t num_prompt = request.prompt_token_ids.size();
-  const std::uint64_t total = num_prompt + std::uint64_t{request.max_tokens};
+  const std::uint64_t total = num_prompt + std::uint64_t{request.sampling.max_tokens};
   if (total > limits.max_model_len) {
     return make_error(error_code::capacity_exceeded,
                       "prompt (" + std::to_string(num_prompt) + " tokens) + max_tokens (" +
-                          std::to_string(request.max_tokens) + ") exceeds max_model_len " +
+                          std::to_string(request.sampling.max_tokens) + ") exceeds max_model_len " +
                           std::to_string(limits.max_model_len));
   }
   if (total > limits.kv_capacity_tokens) {

@@ -194,9 +194,9 @@ engine_config demo_config(std::uint32_t max_model_len = 256) {
 generation_request greedy_request(std::vector<token_id> prompt, std::uint32_t max_tokens) {
   generation_request r;
   r.prompt_token_ids = std::move(prompt);
-  r.max_tokens = max_tokens;
+  r.sampling.max_tokens = max_tokens;
   r.sampling.temperature = 0.0f;
-  r.ignore_eos = true;
+  r.sampling.ignore_eos = true;
   return r;
 }
 
@@ -319,11 +319,11 @@ TEST(engine_actor, two_hundred_concurrent_requests_each_stream_what_they_stream_
     for (std::size_t t = 0; t < 3 + i % 7; ++t) {
       r.prompt_token_ids.push_back(static_cast<token_id>((i * 37 + t * 11) % 500 + 3));
     }
-    r.max_tokens = static_cast<std::uint32_t>(3 + i % 4);
+    r.sampling.max_tokens = static_cast<std::uint32_t>(3 + i % 4);
     r.sampling.temperature = 0.8f;
     r.sampling.top_k = 40;
     r.sampling.seed = 1000 + i;
-    r.ignore_eos = true;
+    r.sampling.ignore_eos = true;
     distinct.push_back(r);
   }
   engine_config config = demo_config(64);
@@ -338,7 +338,7 @@ TEST(engine_actor, two_hundred_concurrent_requests_each_stream_what_they_stream_
     ASSERT_TRUE(wait(p.final_seen));
     std::lock_guard lock(p.log->mu);
     alone.push_back(p.log->tokens);
-    ASSERT_EQ(alone.back().size(), r.max_tokens);
+    ASSERT_EQ(alone.back().size(), r.sampling.max_tokens);
   }
 
   std::vector<probe> probes;

@@ -124,7 +124,7 @@ TEST(EngineFacade, NCompletionsEachEndWithTheirOwnFinal) {
   auto e = start_demo_engine();
   ASSERT_NE(e, nullptr);
   generation_request req = greedy_request({1, 11, 21}, 6);
-  req.n = 2;
+  req.sampling.n = 2;
   event_recorder rec(2);
   ASSERT_TRUE(e->submit(req, rec.callback()).ok());
   ASSERT_TRUE(rec.wait_for_finals());

@@ -102,7 +102,7 @@ TEST(EngineLifecycleFacade, EachOfNCompletionsHasItsOwnStagesAndTheSiblingsHitTh
   auto e = start_engine();
   ASSERT_NE(e, nullptr);
   generation_request r = lifecycle_request(prompt_of(40, 9), 4);
-  r.n = 2;
+  r.sampling.n = 2;
   event_recorder rec(2);
   ASSERT_TRUE(e->submit(r, rec.callback()).ok());
   ASSERT_TRUE(rec.wait_for_finals());

@@ -17,9 +17,9 @@ namespace {
 generation_request greedy_request(std::vector<token_id> prompt, std::uint32_t max_tokens) {
   generation_request r;
   r.prompt_token_ids = std::move(prompt);
-  r.max_tokens = max_tokens;
+  r.sampling.max_tokens = max_tokens;
   r.sampling.temperature = 0.0f;
-  r.ignore_eos = true;
+  r.sampling.ignore_eos = true;
   return r;
 }
 
@@ -53,15 +53,15 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   req.sampling.repetition_penalty = 1.2f;
   req.sampling.logit_bias = {{7, 100.0f}, {3, -2.5f}};
   req.sampling.min_tokens = 4;
-  req.stop = {"END"};
-  req.stop_token_ids = {9};
-  req.n = 2;
+  req.sampling.stop = {"END"};
+  req.sampling.stop_token_ids = {9};
+  req.sampling.n = 2;
   req.priority = -1;
   req.add_special_tokens = false;
   const generation_request got = round_trip(system, req);
   EXPECT_EQ(got.prompt_token_ids, req.prompt_token_ids);
   EXPECT_EQ(got.prompt, "hello");
-  EXPECT_EQ(got.max_tokens, 7u);
+  EXPECT_EQ(got.sampling.max_tokens, 7u);
   EXPECT_EQ(got.sampling.temperature, 0.5f);
   EXPECT_EQ(got.sampling.top_k, 3);
   EXPECT_EQ(got.sampling.seed, std::optional<std::uint64_t>(42));
@@ -71,10 +71,10 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   EXPECT_EQ(got.sampling.repetition_penalty, 1.2f);
   EXPECT_EQ(got.sampling.logit_bias, req.sampling.logit_bias);
   EXPECT_EQ(got.sampling.min_tokens, 4U);
-  EXPECT_EQ(got.stop, req.stop);
-  EXPECT_EQ(got.stop_token_ids, req.stop_token_ids);
-  EXPECT_TRUE(got.ignore_eos);
-  EXPECT_EQ(got.n, 2u);
+  EXPECT_EQ(got.sampling.stop, req.sampling.stop);
+  EXPECT_EQ(got.sampling.stop_token_ids, req.sampling.stop_token_ids);
+  EXPECT_TRUE(got.sampling.ignore_eos);
+  EXPECT_EQ(got.sampling.n, 2u);
   EXPECT_EQ(got.priority, -1);
   EXPECT_FALSE(got.add_special_tokens);
   req.sampling.logprobs = 0;  // present and zero: not the same as absent

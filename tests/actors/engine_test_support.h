@@ -38,8 +38,8 @@ inline engine_config demo_engine_config() {
 inline generation_request greedy_request(std::vector<token_id> prompt, std::uint32_t max_tokens) {
   generation_request req;
   req.prompt_token_ids = std::move(prompt);
-  req.max_tokens = max_tokens;
-  req.ignore_eos = true;
+  req.sampling.max_tokens = max_tokens;
+  req.sampling.ignore_eos = true;
   req.sampling.temperature = 0.0f;
   return req;
 }

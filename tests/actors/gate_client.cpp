@@ -34,7 +34,7 @@ void try_submit(caf::actor_system& system, const engine_actor& engine, const cha
   caf::scoped_actor self{system};
   generation_request r;
   r.prompt_token_ids = {1, 2, 3};
-  r.max_tokens = 2;
+  r.sampling.max_tokens = 2;
   const caf::actor sink = system.spawn(quiet_sink, 0);
   self->request(engine, std::chrono::seconds(10), submit_atom::value, r, sink)
       .receive(

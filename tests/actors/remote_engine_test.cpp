@@ -222,11 +222,11 @@ TEST(RemoteEngine, StreamsOverTheNetworkLikeALocalEngineAndShutsDownTheServer) {
         EXPECT_NEAR(remote_logprobs[k].top[j].logprob, local_logprobs[k].top[j].logprob, 1e-4);
       }
     }
-    EXPECT_EQ(remote[i].tokens().size(), requests[i].max_tokens);
+    EXPECT_EQ(remote[i].tokens().size(), requests[i].sampling.max_tokens);
     ASSERT_EQ(remote[i].finals().size(), 1u);
     EXPECT_EQ(remote[i].finals()[0].reason, finish_reason::length);
     EXPECT_EQ(remote[i].finals()[0].usage.prompt_tokens, requests[i].prompt_token_ids.size());
-    EXPECT_EQ(remote[i].finals()[0].usage.completion_tokens, requests[i].max_tokens);
+    EXPECT_EQ(remote[i].finals()[0].usage.completion_tokens, requests[i].sampling.max_tokens);
     // The same stages in the same places among the chunks as locally (none unless asked).
     EXPECT_EQ(remote[i].kinds(), rec.kinds()) << "request " << i;
     EXPECT_EQ(remote[i].lifecycle().size(), requests[i].report_lifecycle ? 3u : 0u);

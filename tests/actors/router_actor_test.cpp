@@ -75,11 +75,11 @@ generation_request request_for(std::vector<token_id> prompt, std::uint32_t max_t
                                float temperature = 0.0f, std::uint32_t n = 1) {
   generation_request r;
   r.prompt_token_ids = std::move(prompt);
-  r.max_tokens = max_tokens;
+  r.sampling.max_tokens = max_tokens;
   r.sampling.temperature = temperature;
   r.sampling.seed = 1234;
-  r.ignore_eos = true;
-  r.n = n;
+  r.sampling.ignore_eos = true;
+  r.sampling.n = n;
   return r;
 }
 
@@ -126,7 +126,7 @@ class router_fixture {
   probe submit_ok(const engine_actor& target, const generation_request& request,
                   request_id* id = nullptr) {
     probe p;
-    p.sink = system_->spawn(recording_sink, p.log, std::max<std::uint32_t>(request.n, 1));
+    p.sink = system_->spawn(recording_sink, p.log, std::max<std::uint32_t>(request.sampling.n, 1));
     const auto out = submit(target, request, p.sink);
     if (const auto* err = std::get_if<caf::error>(&out)) {
       ADD_FAILURE() << "submit failed: " << system_->render(*err);

@@ -30,19 +30,20 @@ class fake_engine final : public engine_client {
 
   submission submit_async(generation_request request, engine_callback callback,
                           accept_callback accepted) override {
-    if (request.max_tokens % 7 == 0) {
+    if (request.sampling.max_tokens % 7 == 0) {
       accepted(make_error(error_code::overloaded, "fake engine: queue full"));
       return submission(counter_);
     }
     const request_id id(next_id_++);
     accepted(id);
-    const std::uint32_t num_tokens = std::min<std::uint32_t>(request.max_tokens, 3);
-    for (std::uint32_t index = 0; index < std::max<std::uint32_t>(request.n, 1); ++index) {
+    const std::uint32_t num_tokens = std::min<std::uint32_t>(request.sampling.max_tokens, 3);
+    for (std::uint32_t index = 0; index < std::max<std::uint32_t>(request.sampling.n, 1); ++index) {
       for (std::uint32_t t = 0; t < num_tokens; ++t) callback(chunk(request, id, index, t));
       request_final final;
       final.request = id;
       final.index = index;
-      final.reason = num_tokens == request.max_tokens ? finish_reason::length : finish_reason::stop;
+      final.reason =
+          num_tokens == request.sampling.max_tokens ? finish_reason::length : finish_reason::stop;
       final.usage.prompt_tokens = static_cast<std::uint32_t>(request.prompt_token_ids.size());
       final.usage.completion_tokens = num_tokens;
       callback(final);

@@ -68,13 +68,13 @@ void check_accepted(const api_request& request, const model_context& model) {
   for (const api_prompt& prompt : request.prompts) {
     const generation_request& r = prompt.request;
     check(r.sampling.validate().ok());
-    check(r.max_tokens >= 1);
+    check(r.sampling.max_tokens >= 1);
     check(!r.prompt_token_ids.empty());
-    check(r.prompt_token_ids.size() + r.max_tokens <= model.max_model_len);
+    check(r.prompt_token_ids.size() + r.sampling.max_tokens <= model.max_model_len);
     for (const token_id id : r.prompt_token_ids) {
       check(id >= 0 && static_cast<std::uint32_t>(id) < model.vocab_size);
     }
-    for (const token_id id : r.stop_token_ids) {
+    for (const token_id id : r.sampling.stop_token_ids) {
       check(id >= 0 && static_cast<std::uint32_t>(id) < model.vocab_size);
     }
   }

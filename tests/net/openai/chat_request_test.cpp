@@ -86,17 +86,17 @@ TEST(chat_request, SeveralTextPartsAreJoinedWithNewlines) {
 TEST(chat_request, TheDefaultBudgetIsTheRestOfTheContext) {
   const golden_chat g = goldens().front();
   const api_request r = parse_ok(H, body_with(g.messages));
-  EXPECT_EQ(r.prompts[0].request.max_tokens, k_test_max_model_len - g.ids.size());
+  EXPECT_EQ(r.prompts[0].request.sampling.max_tokens, k_test_max_model_len - g.ids.size());
 }
 
 TEST(chat_request, MaxCompletionTokensWinsOverMaxTokens) {
   const api_request both = parse_ok(
       H,
       R"({"messages":[{"role":"user","content":"x"}],"max_tokens":9,"max_completion_tokens":7})");
-  EXPECT_EQ(both.prompts[0].request.max_tokens, 7U);
+  EXPECT_EQ(both.prompts[0].request.sampling.max_tokens, 7U);
   const api_request legacy =
       parse_ok(H, R"({"messages":[{"role":"user","content":"x"}],"max_tokens":9})");
-  EXPECT_EQ(legacy.prompts[0].request.max_tokens, 9U);
+  EXPECT_EQ(legacy.prompts[0].request.sampling.max_tokens, 9U);
 }
 
 TEST(chat_request, LogprobsAndTopLogprobs) {
@@ -123,9 +123,9 @@ TEST(chat_request, SamplingStreamingAndNoOpToolFieldsAreAccepted) {
   const generation_request& g = r.prompts[0].request;
   EXPECT_FLOAT_EQ(g.sampling.temperature, 0.0f);
   EXPECT_EQ(g.sampling.seed, std::optional<std::uint64_t>(7));
-  EXPECT_EQ(g.n, 3U);
+  EXPECT_EQ(g.sampling.n, 3U);
   EXPECT_EQ(r.n, 3U);
-  EXPECT_EQ(g.stop, std::vector<std::string>{"</s>"});
+  EXPECT_EQ(g.sampling.stop, std::vector<std::string>{"</s>"});
   EXPECT_TRUE(r.stream);
   EXPECT_TRUE(r.include_usage);
   EXPECT_EQ(r.kind, api_kind::chat_completion);

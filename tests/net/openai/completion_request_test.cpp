@@ -48,17 +48,17 @@ TEST(completion_request, AStringPromptIsTokenizedWithSpecialTokensAndTheDefaults
   EXPECT_EQ(r.prompts[0].prompt_text, "Hello world");
   EXPECT_EQ(r.kind, api_kind::completion);
   EXPECT_EQ(r.model, k_test_model);
-  EXPECT_EQ(g.max_tokens, 16U);  // OpenAI's default for completions
-  EXPECT_EQ(g.n, 1U);
+  EXPECT_EQ(g.sampling.max_tokens, 16U);  // OpenAI's default for completions
+  EXPECT_EQ(g.sampling.n, 1U);
   EXPECT_FLOAT_EQ(g.sampling.temperature, 1.0f);
   EXPECT_FLOAT_EQ(g.sampling.top_p, 1.0f);
   EXPECT_EQ(g.sampling.top_k, 0);
   EXPECT_FLOAT_EQ(g.sampling.min_p, 0.0f);
   EXPECT_FALSE(g.sampling.seed.has_value());
   EXPECT_FALSE(g.sampling.logprobs.has_value());
-  EXPECT_TRUE(g.stop.empty());
-  EXPECT_FALSE(g.ignore_eos);
-  EXPECT_TRUE(g.skip_special_tokens);
+  EXPECT_TRUE(g.sampling.stop.empty());
+  EXPECT_FALSE(g.sampling.ignore_eos);
+  EXPECT_TRUE(g.sampling.skip_special_tokens);
   EXPECT_FALSE(r.stream);
   EXPECT_FALSE(r.echo);
   EXPECT_FALSE(r.logprobs.has_value());
@@ -79,7 +79,7 @@ TEST(completion_request, ArraysOfStringsAndOfIdArraysAreSeveralPrompts) {
   ASSERT_EQ(strings.prompts.size(), 2U);
   EXPECT_EQ(strings.prompts[0].request.prompt_token_ids, golden_ids("Hello"));
   EXPECT_EQ(strings.prompts[1].request.prompt_token_ids, golden_ids("Hello world"));
-  EXPECT_EQ(strings.prompts[1].request.n, 2U);
+  EXPECT_EQ(strings.prompts[1].request.sampling.n, 2U);
   EXPECT_EQ(strings.n, 2U);
 
   const api_request arrays = parse_ok(C, R"({"prompt":[[9906],[9906,1917]]})");
@@ -101,18 +101,18 @@ TEST(completion_request, EveryFieldReachesTheEngineRequest) {
     "suffix": null, "add_special_tokens": false, "some_future_field": {"x": [1]}})");
   ASSERT_EQ(r.prompts.size(), 1U);
   const generation_request& g = r.prompts[0].request;
-  EXPECT_EQ(g.max_tokens, 5U);
+  EXPECT_EQ(g.sampling.max_tokens, 5U);
   EXPECT_FLOAT_EQ(g.sampling.temperature, 0.5f);
   EXPECT_FLOAT_EQ(g.sampling.top_p, 0.9f);
   EXPECT_EQ(g.sampling.top_k, 40);
   EXPECT_FLOAT_EQ(g.sampling.min_p, 0.05f);
   EXPECT_EQ(g.sampling.seed, std::optional<std::uint64_t>(~std::uint64_t{0}));
   EXPECT_EQ(g.sampling.logprobs, std::optional<std::int32_t>(3));
-  EXPECT_EQ(g.stop, (std::vector<std::string>{"\n", "END"}));
-  EXPECT_EQ(g.stop_token_ids, (std::vector<token_id>{128001, 128009}));
-  EXPECT_EQ(g.n, 2U);
-  EXPECT_TRUE(g.ignore_eos);
-  EXPECT_FALSE(g.skip_special_tokens);
+  EXPECT_EQ(g.sampling.stop, (std::vector<std::string>{"\n", "END"}));
+  EXPECT_EQ(g.sampling.stop_token_ids, (std::vector<token_id>{128001, 128009}));
+  EXPECT_EQ(g.sampling.n, 2U);
+  EXPECT_TRUE(g.sampling.ignore_eos);
+  EXPECT_FALSE(g.sampling.skip_special_tokens);
   EXPECT_EQ(g.priority, -3);
   EXPECT_FALSE(g.add_special_tokens);
   EXPECT_FLOAT_EQ(g.sampling.presence_penalty, 0.5f);
@@ -154,7 +154,7 @@ TEST(completion_request, AnOverflowingIntegerIsOutOfRangeNotTheWrongType) {
 
 TEST(completion_request, AStopStringAloneIsAOneElementList) {
   const api_request r = parse_ok(C, R"({"prompt":"Hi","stop":"\n\n"})");
-  EXPECT_EQ(r.prompts[0].request.stop, std::vector<std::string>{"\n\n"});
+  EXPECT_EQ(r.prompts[0].request.sampling.stop, std::vector<std::string>{"\n\n"});
 }
 
 TEST(completion_request, NullFieldsMeanTheirDefaults) {
@@ -167,13 +167,13 @@ TEST(completion_request, NullFieldsMeanTheirDefaults) {
 
 TEST(completion_request, MaxTokensNullIsTheRestOfTheContext) {
   const api_request r = parse_ok(C, R"({"prompt":[9906,1917],"max_tokens":null})");
-  EXPECT_EQ(r.prompts[0].request.max_tokens, k_test_max_model_len - 2);
+  EXPECT_EQ(r.prompts[0].request.sampling.max_tokens, k_test_max_model_len - 2);
 }
 
 TEST(completion_request, IntegralFloatsCountAsIntegers) {
   const api_request r = parse_ok(C, R"({"prompt":[9906.0],"max_tokens":16.0,"n":2.0})");
   EXPECT_EQ(r.prompts[0].request.prompt_token_ids, std::vector<token_id>{9906});
-  EXPECT_EQ(r.prompts[0].request.max_tokens, 16U);
+  EXPECT_EQ(r.prompts[0].request.sampling.max_tokens, 16U);
   EXPECT_EQ(r.n, 2U);
 }
 
@@ -185,7 +185,7 @@ std::string ids_body(std::size_t count, const std::string& extra) {
 
 TEST(completion_request, ThePromptAndTheBudgetMayFillTheContextExactly) {
   const api_request r = parse_ok(C, ids_body(200, R"(,"max_tokens":56)"));
-  EXPECT_EQ(r.prompts[0].request.max_tokens, 56U);
+  EXPECT_EQ(r.prompts[0].request.sampling.max_tokens, 56U);
   const parse_outcome over = testing::parse(C, ids_body(200, R"(,"max_tokens":57)"));
   ASSERT_TRUE(std::holds_alternative<api_error>(over));
   EXPECT_EQ(std::get<api_error>(over).code, "context_length_exceeded");
@@ -193,13 +193,13 @@ TEST(completion_request, ThePromptAndTheBudgetMayFillTheContextExactly) {
 
 TEST(completion_request, TheDefaultBudgetShrinksToTheContextLeft) {
   const api_request r = parse_ok(C, ids_body(250, ""));
-  EXPECT_EQ(r.prompts[0].request.max_tokens, 6U);
+  EXPECT_EQ(r.prompts[0].request.sampling.max_tokens, 6U);
 }
 
 TEST(completion_request, EachPromptGetsItsOwnBudget) {
   const api_request r = parse_ok(C, R"({"prompt":[[9906],[9906,1917]],"max_tokens":null})");
-  EXPECT_EQ(r.prompts[0].request.max_tokens, k_test_max_model_len - 1);
-  EXPECT_EQ(r.prompts[1].request.max_tokens, k_test_max_model_len - 2);
+  EXPECT_EQ(r.prompts[0].request.sampling.max_tokens, k_test_max_model_len - 1);
+  EXPECT_EQ(r.prompts[1].request.sampling.max_tokens, k_test_max_model_len - 2);
 }
 
 // generation_config auto: a field the request leaves out takes the model's recommendation

@@ -111,7 +111,7 @@ struct driver : engine_testing::core_driver {
 generation_request request_of(std::vector<token_id> prompt, std::uint32_t max_tokens) {
   generation_request r;
   r.prompt_token_ids = std::move(prompt);
-  r.max_tokens = max_tokens;
+  r.sampling.max_tokens = max_tokens;
   r.sampling.temperature = 0.0f;
   return r;
 }
@@ -142,7 +142,7 @@ TEST(EngineCore, EveryRequestGetsItsOwnStreamInOrderThenOneFinal) {
 TEST(EngineCore, NCompletionsRunAsSeparateStreamsAndShareThePromptBlocks) {
   driver d(small_setup());
   generation_request r = request_of(prompt_of(16, 7), 5);
-  r.n = 3;
+  r.sampling.n = 3;
   ASSERT_TRUE(d.submit(r, 1).ok());
   d.run_to_end();
   const auto finals = d.finals(1);
@@ -161,7 +161,7 @@ TEST(EngineCore, NCompletionsRunAsSeparateStreamsAndShareThePromptBlocks) {
 TEST(EngineCore, OnlyTheRequestsLastFinalIsMarkedFinished) {
   driver d(small_setup());
   generation_request r = request_of(prompt_of(16, 7), 5);
-  r.n = 3;
+  r.sampling.n = 3;
   ASSERT_TRUE(d.submit(r, 1).ok());
   const auto cancelled = d.submit(r, 2);
   ASSERT_TRUE(cancelled.ok());
@@ -187,7 +187,7 @@ TEST(EngineCore, EosEndsWithStopUnlessIgnored) {
   driver d(setup);
   ASSERT_TRUE(d.submit(request_of(prompt, 10), 1).ok());
   generation_request ignoring = request_of(prompt, 10);
-  ignoring.ignore_eos = true;
+  ignoring.sampling.ignore_eos = true;
   ASSERT_TRUE(d.submit(ignoring, 2).ok());
   d.run_to_end();
   EXPECT_EQ(d.tokens(1), std::vector<token_id>(stream.begin(), stream.begin() + 3));
@@ -253,10 +253,10 @@ TEST(EngineCore, BadRequestsAreRejectedAsValues) {
   text.prompt = "hello";
   expect_error(text, error_code::invalid_argument);  // no tokenizer
   generation_request stops = request_of(prompt_of(3, 1), 4);
-  stops.stop = {"x"};
+  stops.sampling.stop = {"x"};
   expect_error(stops, error_code::invalid_argument);
   generation_request many = request_of(prompt_of(3, 1), 4);
-  many.n = 0;
+  many.sampling.n = 0;
   expect_error(many, error_code::invalid_argument);
   expect_error(request_of(prompt_of(100, 1), 40), error_code::capacity_exceeded);
   ASSERT_TRUE(d.submit(request_of(prompt_of(3, 1), 4), 1).ok());
@@ -282,7 +282,7 @@ TEST(EngineCore, StopStringEndsTheTextBeforeItAndFreesTheSequence) {
   setup.vocab_size = static_cast<std::uint32_t>((*tok)->vocab_size());
   driver d(setup);
   generation_request r = request_of(prompt, 12);
-  r.stop = {stop};
+  r.sampling.stop = {stop};
   ASSERT_TRUE(d.submit(r, 1).ok());
   d.run_to_end();
   std::string text;
@@ -325,11 +325,11 @@ TEST(EngineCore, LogprobsLineUpWithTokenIdsWhileStopStringsHoldTextBack) {
   setup.vocab_size = static_cast<std::uint32_t>(tok->vocab_size());
   driver d(setup);
   generation_request with = request_of(prompt, 12);
-  with.stop = {stop, stop + "never-matches"};
+  with.sampling.stop = {stop, stop + "never-matches"};
   with.sampling.logprobs = 2;
   ASSERT_TRUE(d.submit(with, 1).ok());
   generation_request without = request_of(prompt, 12);
-  without.stop = with.stop;
+  without.sampling.stop = with.sampling.stop;
   ASSERT_TRUE(d.submit(without, 2).ok());
   d.run_to_end();
   bool some_text_held = false;
@@ -356,7 +356,7 @@ TEST(EngineCore, QueueTimeRunsFromArrivalToTheFirstStepOfEachCompletion) {
   driver d(small_setup());
   d.now = 1.0;
   generation_request r = request_of(prompt_of(10, 7), 3);  // one prefill step
-  r.n = 3;
+  r.sampling.n = 3;
   ASSERT_TRUE(d.submit(r, 1).ok());
   const auto never = d.submit(request_of(prompt_of(5, 50), 3), 2);
   ASSERT_TRUE(never.ok());

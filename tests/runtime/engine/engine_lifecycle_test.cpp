@@ -74,7 +74,7 @@ TEST(EngineLifecycle, ASecondIdenticalPromptFindsItsFullBlocksInThePrefixCache) 
 TEST(EngineLifecycle, EachOfNCompletionsReportsItsOwnLifecycle) {
   driver d(setup_with(64));
   generation_request r = request_of(prompt_of(10, 7), 3);
-  r.n = 3;
+  r.sampling.n = 3;
   ASSERT_TRUE(d.submit(r, 1).ok());
   d.run_overlapped();
   const auto whole = concat({{"queued", "scheduled"}, chunks(3), {"finished", "final"}});

@@ -42,7 +42,7 @@ inline generation_request request_of(std::vector<token_id> prompt, std::uint32_t
                                      bool report_lifecycle = true) {
   generation_request r;
   r.prompt_token_ids = std::move(prompt);
-  r.max_tokens = max_tokens;
+  r.sampling.max_tokens = max_tokens;
   r.sampling.temperature = 0.0f;
   r.report_lifecycle = report_lifecycle;
   return r;

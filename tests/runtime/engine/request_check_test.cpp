@@ -25,7 +25,7 @@ request_limits limits_of_a_small_engine() {
 generation_request request_of(std::size_t num_prompt, std::uint32_t max_tokens) {
   generation_request r;
   r.prompt_token_ids.assign(num_prompt, 7);
-  r.max_tokens = max_tokens;
+  r.sampling.max_tokens = max_tokens;
   return r;
 }
 
@@ -51,13 +51,13 @@ TEST(request_check, malformed_requests_are_invalid_arguments) {
   expect_rejected(limits, request_of(3, 0), error_code::invalid_argument,
                   "max_tokens must be at least 1");
   generation_request many = request_of(3, 4);
-  many.n = 5;
+  many.sampling.n = 5;
   expect_rejected(limits, many, error_code::invalid_argument, "n must be in [1, 4], got 5");
   generation_request hot = request_of(3, 4);
   hot.sampling.temperature = -1.0F;
   expect_rejected(limits, hot, error_code::invalid_argument, "temperature");
   generation_request stops = request_of(3, 4);
-  stops.stop = {"x"};
+  stops.sampling.stop = {"x"};
   expect_rejected(limits, stops, error_code::invalid_argument, "stop strings need a tokenizer");
 }
 
@@ -76,7 +76,7 @@ TEST(request_check, text_prompts_need_a_tokenizer_and_become_its_ids) {
   request_limits limits = limits_of_a_small_engine();
   generation_request text;
   text.prompt = "hi";
-  text.max_tokens = 4;
+  text.sampling.max_tokens = 4;
   const status no_tokenizer = prepare_request(limits, text);
   ASSERT_FALSE(no_tokenizer.ok());
   EXPECT_NE(no_tokenizer.err().message.find("no tokenizer"), std::string::npos);
@@ -87,7 +87,7 @@ TEST(request_check, text_prompts_need_a_tokenizer_and_become_its_ids) {
   ASSERT_TRUE(prepare_request(limits, text).ok());
   EXPECT_EQ(text.prompt_token_ids, tok->encode("hi", true));
   generation_request empty_stop = request_of(3, 4);
-  empty_stop.stop = {""};
+  empty_stop.sampling.stop = {""};
   expect_rejected(limits, empty_stop, error_code::invalid_argument, "empty stop string");
 }
 
