@@ -21,6 +21,7 @@
 #include "api/engine_events.h"
 #include "api/engine_stats.h"
 #include "api/generation_request.h"
+#include "api/sampling_knobs.h"
 #include "api/sampling_params.h"
 #include "api/shutdown_report.h"
 #include "common/histogram.h"
@@ -68,6 +69,8 @@ typename Inspector::result_type inspect(Inspector& f, strong_id<Tag, Rep>& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
+  // The numeric knobs travel as one list, in api/sampling_knobs.h's row order.
+  std::vector<double> knobs = sampling_knob_values(x);
   bool has_seed = x.seed.has_value();
   std::uint64_t seed = x.seed.value_or(0);
   bool has_logprobs = x.logprobs.has_value();
@@ -95,6 +98,7 @@ typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
     bad_word_ids.insert(bad_word_ids.end(), word.begin(), word.end());
   }
   auto load = caf::meta::load_callback([&]() -> caf::error {
+    if (!set_sampling_knob_values(x, knobs)) return caf::sec::invalid_argument;
     x.seed = has_seed ? std::optional<std::uint64_t>(seed) : std::nullopt;
     x.logprobs = has_logprobs ? std::optional<std::int32_t>(logprobs) : std::nullopt;
     x.prompt_logprobs =
@@ -126,11 +130,10 @@ typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
     return caf::none;
   });
   return f(caf::meta::type_name("sampling_params"), x.n, x.max_tokens, x.stop, x.stop_token_ids,
-           x.ignore_eos, x.skip_special_tokens, x.include_stop_str_in_output, x.temperature,
-           x.top_p, x.top_k, x.min_p, has_seed, seed, has_logprobs, logprobs, x.presence_penalty,
-           x.frequency_penalty, x.repetition_penalty, bias_tokens, bias_values, x.min_tokens,
-           has_prompt_logprobs, prompt_logprobs, x.allowed_token_ids, bad_word_lengths,
-           bad_word_ids, has_structured, structured_kind, structured_spec, structured_choice, load);
+           x.ignore_eos, x.skip_special_tokens, x.include_stop_str_in_output, knobs, has_seed, seed,
+           has_logprobs, logprobs, bias_tokens, bias_values, has_prompt_logprobs, prompt_logprobs,
+           x.allowed_token_ids, bad_word_lengths, bad_word_ids, has_structured, structured_kind,
+           structured_spec, structured_choice, load);
 }
 
 template <class Inspector>

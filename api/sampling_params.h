@@ -91,7 +91,7 @@ struct sampling_params {
 
   // Ok, or invalid_argument naming the field, its allowed range and the value given.
   [[nodiscard]] status validate() const;
-  // The part of validate() for the logits processing fields.
+  // The part of validate() for bad_words and logit_bias (the knobs are sampling_knobs.h's).
   [[nodiscard]] status validate_processing() const;
 };
 

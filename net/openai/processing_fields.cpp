@@ -51,14 +51,6 @@ void read_logit_bias(body_reader& reader, const model_context& model, sampling_p
 }  // namespace
 
 void read_processing_fields(body_reader& reader, const model_context& model, sampling_params& s) {
-  s.presence_penalty = static_cast<float>(reader.number("presence_penalty", -2.0, 2.0).value_or(0));
-  s.frequency_penalty =
-      static_cast<float>(reader.number("frequency_penalty", -2.0, 2.0).value_or(0));
-  s.repetition_penalty =
-      static_cast<float>(reader.number("repetition_penalty", 0.0, 1e9, /*min_open=*/true)
-                             .value_or(model.sampling_defaults.repetition_penalty.value_or(1.0f)));
-  s.min_tokens = static_cast<std::uint32_t>(
-      reader.integer("min_tokens", 0, std::int64_t{1} << 31).value_or(0));
   read_logit_bias(reader, model, s);
   read_token_list_fields(reader, model, s);
   read_structured_outputs(reader, s);

@@ -1,7 +1,8 @@
 #pragma once
 // The request fields that change the logits before sampling (runtime/sampling/
-// logits_processing.h): presence_penalty, frequency_penalty, repetition_penalty, logit_bias
-// and min_tokens, with OpenAI's and vLLM's ranges. docs/openai-api.md lists them.
+// logits_processing.h) and are not numeric knobs (those, the penalties and min_tokens among
+// them, are read with the others from api/sampling_knobs.h): logit_bias, the token lists
+// and structured outputs. docs/openai-api.md lists them.
 
 #include <optional>
 

@@ -2,9 +2,12 @@
 
 #include "net/openai/processing_fields.h"
 
+#include "api/sampling_knobs.h"
+
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 namespace pagedserve::net {
 namespace {
@@ -42,22 +45,44 @@ void read_n_and_streaming(body_reader& reader, const model_context& model, api_r
   }
 }
 
-// A positive value as the sampler's float: one below float's range (top_p: 1e-320) would
-// round to 0, which means something else; it becomes the smallest normal float, which keeps
-// the same tokens (only the most likely ones).
-float positive_float(double x) {
-  return std::max(static_cast<float>(x), std::numeric_limits<float>::min());
+// A value in a range open at 0 as the member's float: one below float's range (top_p:
+// 1e-320) would round to 0, which means something else; it becomes the smallest normal
+// float, which keeps the same tokens (only the most likely ones).
+template <class T>
+T knob_value(double x, const knob_range& range) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(x);
+  } else {
+    const T rounded = static_cast<T>(x);
+    return range.min_open && range.min == 0.0 ? std::max(rounded, std::numeric_limits<T>::min())
+                                              : rounded;
+  }
 }
 
-// A field left out takes the model's default (generation_config.json), else the API's.
+// Each knob (api/sampling_knobs.h) in its row's range, capped at the API's maximum. A field
+// left out takes the model's default (generation_config.json) where the row has one, else
+// sampling_params' own.
+void read_sampling_knobs(body_reader& reader, const generation_defaults& d, sampling_params& s) {
+  for_each_sampling_knob([&](const auto& knob) {
+    using T = typename std::decay_t<decltype(knob)>::value_type;
+    std::optional<double> x;
+    if constexpr (std::is_integral_v<T>) {
+      const auto i = reader.integer(knob.name, static_cast<std::int64_t>(knob.range.min),
+                                    static_cast<std::int64_t>(knob.api_max));
+      if (i) x = static_cast<double>(*i);
+    } else {
+      x = reader.number(knob.name, knob.range.min, knob.api_max, knob.range.min_open);
+    }
+    if (x) {
+      s.*knob.member = knob_value<T>(*x, knob.range);
+    } else if (knob.model_default != nullptr && d.*knob.model_default) {
+      s.*knob.member = *(d.*knob.model_default);
+    }
+  });
+}
+
 void read_sampling(body_reader& reader, const generation_defaults& d, sampling_params& s) {
-  s.temperature = static_cast<float>(
-      reader.number("temperature", 0.0, k_max_temperature).value_or(d.temperature.value_or(1.0f)));
-  s.top_p = positive_float(
-      reader.number("top_p", 0.0, 1.0, /*min_open=*/true).value_or(d.top_p.value_or(1.0f)));
-  s.top_k = static_cast<std::int32_t>(
-      reader.integer("top_k", -1, k_int32_max).value_or(d.top_k.value_or(0)));
-  s.min_p = static_cast<float>(reader.number("min_p", 0.0, 1.0).value_or(d.min_p.value_or(0.0f)));
+  read_sampling_knobs(reader, d, s);
   // vLLM takes any int64 seed; the sampler's seed is its two's-complement bit pattern.
   if (const auto seed = reader.integer("seed", k_int64_min, k_int64_max)) {
     s.seed = static_cast<std::uint64_t>(*seed);

@@ -19,11 +19,10 @@ inline constexpr std::size_t k_max_stop_strings = 16;
 inline constexpr std::size_t k_max_stop_string_bytes = 1024;  // held back while streaming
 inline constexpr std::size_t k_max_stop_token_ids = 256;
 inline constexpr std::size_t k_max_prompts = 1024;  // prompts in one /v1/completions body
-inline constexpr double k_max_temperature = 2.0;
 
-// Reads model, n, best_of, stream, stream_options, user and the sampling fields
-// (temperature, top_p, top_k, min_p, seed, stop, stop_token_ids, ignore_eos,
-// skip_special_tokens, priority, and processing_fields.h's penalties, logit_bias, min_tokens)
+// Reads model, n, best_of, stream, stream_options, user and the sampling fields (every
+// numeric knob of api/sampling_knobs.h, seed, stop, stop_token_ids, ignore_eos,
+// skip_special_tokens, priority, and processing_fields.h's logit_bias and token lists)
 // into `out` and `base`, the generation_request every prompt of the request starts from.
 // Errors go to `reader` (a wrong model is a 404).
 void read_common_fields(body_reader& reader, const model_context& model, api_request& out,

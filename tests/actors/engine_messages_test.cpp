@@ -47,6 +47,8 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   req.prompt = "hello";
   req.sampling.temperature = 0.5f;
   req.sampling.top_k = 3;
+  req.sampling.top_p = 0.9f;
+  req.sampling.min_p = 0.25f;
   req.sampling.seed = 42;
   req.sampling.presence_penalty = 0.5f;
   req.sampling.frequency_penalty = -1.0f;
@@ -64,6 +66,8 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   EXPECT_EQ(got.sampling.max_tokens, 7u);
   EXPECT_EQ(got.sampling.temperature, 0.5f);
   EXPECT_EQ(got.sampling.top_k, 3);
+  EXPECT_EQ(got.sampling.top_p, 0.9f);
+  EXPECT_EQ(got.sampling.min_p, 0.25f);
   EXPECT_EQ(got.sampling.seed, std::optional<std::uint64_t>(42));
   EXPECT_EQ(got.sampling.logprobs, std::nullopt);
   EXPECT_EQ(got.sampling.presence_penalty, 0.5f);
