@@ -1,5 +1,7 @@
 #include "api/scheduler_config.h"
 
+#include "api/scheduler_keys.h"
+
 #include <string>
 
 namespace pagedserve::sched {
@@ -8,10 +10,7 @@ status validate(const scheduler_config& config) {
   auto invalid = [](std::string message) {
     return status(make_error(error_code::invalid_argument, std::move(message)));
   };
-  if (config.max_num_seqs == 0) return invalid("max_num_seqs must be at least 1");
-  if (config.max_num_batched_tokens == 0) return invalid("max_num_batched_tokens must be >= 1");
-  if (config.max_model_len == 0) return invalid("max_model_len must be at least 1");
-  if (config.block_size == 0) return invalid("block_size must be at least 1");
+  if (status s = validate_keys(scheduler_keys(), config); !s) return s;
   if (!(config.watermark >= 0.0 && config.watermark < 1.0)) {
     return invalid("watermark must lie in [0, 1), got " + std::to_string(config.watermark));
   }

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "runtime/config/engine_keys.h"
+#include "api/engine_keys.h"
 
 namespace pagedserve::cli {
 namespace {

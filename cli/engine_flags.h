@@ -1,6 +1,6 @@
 #pragma once
 // engine_flags: command-line flags made from the engine's key table
-// (runtime/config/engine_keys.h), so `--block-size` or `--max-num-seqs` parse, check and
+// (api/engine_keys.h), so `--block-size` or `--max-num-seqs` parse, check and
 // describe themselves the same way in every command as in `pagedserve serve` and its YAML.
 // A bad value ends the parse with exit status 2 and a message naming the flag.
 

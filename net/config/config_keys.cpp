@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "api/engine_keys.h"
+#include "common/config_key.h"
 #include "net/config/server_config.h"
-#include "runtime/config/config_key.h"
-#include "runtime/config/engine_keys.h"
 
 namespace pagedserve::net {
 namespace {

@@ -26,7 +26,7 @@ struct serve_args {
 // --help text: every flag with its description and default.
 [[nodiscard]] std::string serve_usage();
 
-// key max_num_seqs <-> flag name max-num-seqs (runtime/config/config_key.h).
+// key max_num_seqs <-> flag name max-num-seqs (common/config_key.h).
 using pagedserve::flag_name;
 
 }  // namespace pagedserve::net

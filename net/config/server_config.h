@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "api/engine_config.h"
+#include "common/config_key.h"
 #include "common/result.h"
-#include "runtime/config/config_key.h"
 
 namespace pagedserve::net {
 
@@ -79,7 +79,7 @@ struct server_config {
                                     std::string_view value);
 // Every key, in the order config/default.yaml lists them (flags are generated from these:
 // key max_num_seqs is flag --max-num-seqs).
-using pagedserve::config_key_info;  // runtime/config/config_key.h
+using pagedserve::config_key_info;  // common/config_key.h
 [[nodiscard]] const std::vector<config_key_info>& config_keys();
 // The value of one key as set_config_key accepts it (for --help defaults and start-up logs).
 [[nodiscard]] result<std::string> get_config_key(const server_config& config, std::string_view key);

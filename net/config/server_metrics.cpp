@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "runtime/config/config_value.h"
+#include "common/config_value.h"
 
 namespace pagedserve::net {
 namespace {

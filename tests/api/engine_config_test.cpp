@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/engine_keys.h"
 #include "api/finish_reason.h"
 
 namespace pagedserve {
@@ -75,6 +76,41 @@ TEST(engine_config, RejectsBadSchedulerFieldsEvenWithAnAutomaticPool) {
         c.sched.max_model_len = 0;
       },
       {"max_model_len"});
+}
+
+// A key's rule lives in its row: a config built in code is refused by validate() with the
+// words the same value gets as YAML or a flag.
+TEST(engine_config, ACodeBuiltConfigMeetsEachKeysRuleAsText) {
+  struct bad_key {
+    const char* key;
+    const char* text;
+    std::function<void(engine_config&)> change;
+  };
+  const bad_key cases[] = {
+      {"max_num_seqs", "0", [](auto& c) { c.sched.max_num_seqs = 0; }},
+      {"max_n", "257", [](auto& c) { c.max_n = 257; }},
+      {"dtype", "int4", [](auto& c) { c.dtype = "int4"; }},
+      {"gpu_memory_utilization", "1.5", [](auto& c) { c.gpu_memory_utilization = 1.5; }},
+      {"quantization", "bnb", [](auto& c) { c.quantization = "bnb"; }},
+  };
+  for (const bad_key& bad : cases) {
+    engine_config as_text;
+    const status parsed = find_engine_key(bad.key)->set(as_text, bad.text);
+    ASSERT_FALSE(parsed.ok()) << bad.key;
+    engine_config in_code;
+    bad.change(in_code);
+    const status checked = validate(in_code);
+    ASSERT_FALSE(checked.ok()) << bad.key;
+    EXPECT_EQ(checked.err().message, std::string(bad.key) + ": " + parsed.err().message);
+  }
+  EXPECT_EQ(validate([] {
+              engine_config c;
+              c.max_n = 257;
+              return c;
+            }())
+                .err()
+                .message,
+            "max_n: must be at most 256, got '257'");
 }
 
 TEST(engine_config, Int8ActivationsAreACpuOption) {

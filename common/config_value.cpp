@@ -1,4 +1,4 @@
-#include "runtime/config/config_value.h"
+#include "common/config_value.h"
 
 #include <array>
 #include <cctype>

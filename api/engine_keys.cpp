@@ -1,12 +1,20 @@
 // The engine's key table (engine_keys.h): one row per key, each from a field accessor.
 
-#include "runtime/config/engine_keys.h"
+#include "api/engine_keys.h"
+
+#include "api/scheduler_keys.h"
 
 #include <string>
 #include <utility>
 
 namespace pagedserve {
 namespace {
+
+// A scheduler_config row (api/scheduler_keys.h) on engine_config's `sched`.
+engine_key scheduler_row(std::string_view key) {
+  return lift_key<engine_config>(
+      sched::find_scheduler_key(key), [](auto& c) -> auto& { return c.sched; });
+}
 
 // Accessors: a generic lambda per field, usable on a mutable or a const config.
 #define PAGEDSERVE_FIELD(path) \
@@ -69,74 +77,37 @@ std::vector<engine_key> model_keys() {
 
 std::vector<engine_key> cache_keys() {
   return {
-      unsigned_key<engine_config, std::uint32_t>("max_model_len",
-                                                 "most tokens (prompt + output) per sequence",
-                                                 PAGEDSERVE_FIELD(sched.max_model_len), 1),
-      unsigned_key<engine_config, std::uint32_t>("block_size", "tokens per KV cache block",
-                                                 PAGEDSERVE_FIELD(sched.block_size), 1),
+      scheduler_row("max_model_len"),
+      scheduler_row("block_size"),
       choice_key<engine_config>(
           "kv_cache_dtype",
           "auto (the compute type) | fp8_e4m3 (alias fp8): the KV cache in e4m3 with the "
           "checkpoint's per-layer k/v scales (1.0 where it has none); half the bytes of bf16, "
           "a quarter of fp32 (cpu and cuda backends)",
           PAGEDSERVE_FIELD(kv_cache_dtype), {"auto", "fp8", "fp8_e4m3"}),
-      unsigned_key<engine_config, std::uint32_t>(
-          "num_blocks",
-          "KV cache blocks; 0: on cpu enough for max_num_seqs "
-          "sequences of max_model_len, capped at 1 GiB of KV memory; "
-          "on cuda what gpu_memory_utilization leaves after a "
-          "profiling forward",
-          PAGEDSERVE_FIELD(sched.num_blocks)),
+      scheduler_row("num_blocks"),
       double_key<engine_config>(
           "gpu_memory_utilization",
           "fraction of GPU memory for weights, activations and KV cache, in (0, 1]; "
           "CUDA backend only (accepted and ignored on cpu)",
           PAGEDSERVE_FIELD(gpu_memory_utilization), {0.0, false, 1.0}),
-      bool_key<engine_config>("enable_prefix_caching",
-                              "reuse the KV blocks of identical prompt prefixes",
-                              PAGEDSERVE_FIELD(sched.enable_prefix_caching)),
+      scheduler_row("enable_prefix_caching"),
   };
 }
 
-engine_key policy_key() {
-  return {{"scheduling_policy",
-           "fcfs (arrival order) | priority (smaller request priority served first and "
-           "preempted last)"},
-          [](engine_config& c, std::string_view v) {
-            if (v == "fcfs") {
-              c.sched.policy = sched::scheduling_policy::fcfs;
-            } else if (v == "priority") {
-              c.sched.policy = sched::scheduling_policy::priority;
-            } else {
-              return status(config_keys_detail::bad_value("expected fcfs | priority", v));
-            }
-            return status::success();
-          },
-          [](const engine_config& c) { return std::string(sched::to_string(c.sched.policy)); }};
-}
-
-std::vector<engine_key> scheduler_keys() {
+std::vector<engine_key> batching_keys() {
   return {
-      unsigned_key<engine_config, std::uint32_t>("max_num_seqs",
-                                                 "most sequences running in one step",
-                                                 PAGEDSERVE_FIELD(sched.max_num_seqs), 1),
-      unsigned_key<engine_config, std::uint32_t>("max_num_batched_tokens",
-                                                 "token budget of one step",
-                                                 PAGEDSERVE_FIELD(sched.max_num_batched_tokens), 1),
-      bool_key<engine_config>(
-          "enable_chunked_prefill",
-          "split long prompts over several steps (else a prompt must fit one step's budget)",
-          PAGEDSERVE_FIELD(sched.enable_chunked_prefill)),
-      unsigned_key<engine_config, std::uint32_t>(
-          "long_prefill_token_threshold",
-          "most prompt tokens one sequence may take in one step; 0: no limit beyond the budget",
-          PAGEDSERVE_FIELD(sched.long_prefill_token_threshold)),
-      policy_key(),
+      scheduler_row("max_num_seqs"),
+      scheduler_row("max_num_batched_tokens"),
+      scheduler_row("enable_chunked_prefill"),
+      scheduler_row("long_prefill_token_threshold"),
+      scheduler_row("scheduling_policy"),
       unsigned_key<engine_config, std::uint32_t>(
           "max_waiting_requests", "waiting requests beyond which new ones fail at once (429)",
           PAGEDSERVE_FIELD(max_waiting_requests), 1),
-      unsigned_key<engine_config, std::uint32_t>(
-          "max_n", "most completions per request (the n parameter)", PAGEDSERVE_FIELD(max_n), 1),
+      unsigned_key<engine_config, std::uint32_t>("max_n",
+                                                 "most completions per request (the n parameter)",
+                                                 PAGEDSERVE_FIELD(max_n), 1, 256),
   };
 }
 
@@ -144,7 +115,7 @@ std::vector<engine_key> scheduler_keys() {
 
 std::vector<engine_key> make_table() {
   std::vector<engine_key> table;
-  for (auto* part : {&model_keys, &cache_keys, &scheduler_keys}) {
+  for (auto* part : {&model_keys, &cache_keys, &batching_keys}) {
     for (engine_key& e : part()) table.push_back(std::move(e));
   }
   return table;

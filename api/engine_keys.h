@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "api/engine_config.h"
-#include "runtime/config/config_key.h"
+#include "common/config_key.h"
 
 namespace pagedserve {
 

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/config_value.h"
 #include "common/result.h"
-#include "runtime/config/config_value.h"
 
 namespace pagedserve {
 
@@ -155,6 +155,22 @@ config_key<Outer> lift_key(config_key<Inner> key, Access inner) {
   return {std::move(key.info),
           [set, inner](Outer& c, std::string_view v) { return set(inner(c), v); },
           [get, inner](const Outer& c) { return get(inner(c)); }};
+}
+
+// Applies each key's own rule to the values `config` holds, as when they arrive as text: a
+// config built in code never went through `set`, so each value is formatted and set again on
+// a copy. The first bad key's error, as "key: what is wrong". This is how validate() checks
+// single keys: a key's rule lives in its row alone.
+template <class Config>
+[[nodiscard]] status validate_keys(const std::vector<config_key<Config>>& keys,
+                                   const Config& config) {
+  for (const config_key<Config>& key : keys) {
+    Config scratch = config;
+    if (status s = key.set(scratch, key.get(config)); !s) {
+      return status(make_error(s.err().code, key.info.key + ": " + s.err().message));
+    }
+  }
+  return status::success();
 }
 
 // key max_num_seqs is flag --max-num-seqs (without the dashes).
