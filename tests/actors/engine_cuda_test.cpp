@@ -55,8 +55,11 @@ std::vector<std::vector<token_id>> generate_all(engine& e, const golden_set& g,
                                                 std::uint32_t max_tokens) {
   std::vector<event_recorder> recorders(num_golden_prompts);
   for (int i = 0; i < num_golden_prompts; ++i) {
-    generation_request request = greedy_request(g.prompts[static_cast<std::size_t>(i)], max_tokens);
-    request.sampling = params;
+    generation_request request;
+    request.prompt_token_ids = g.prompts[static_cast<std::size_t>(i)];
+    request.sampling = params;  // with the golden length, past EOS
+    request.sampling.max_tokens = max_tokens;
+    request.sampling.ignore_eos = true;
     const auto id = e.submit(std::move(request), recorders[static_cast<std::size_t>(i)].callback());
     EXPECT_TRUE(id.ok()) << (id.ok() ? "" : id.err().message);
   }
