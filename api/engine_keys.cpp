@@ -128,11 +128,6 @@ const std::vector<engine_key>& engine_keys() {
   return table;
 }
 
-const engine_key* find_engine_key(std::string_view key) {
-  for (const engine_key& e : engine_keys()) {
-    if (e.info.key == key) return &e;
-  }
-  return nullptr;
-}
+const engine_key* find_engine_key(std::string_view key) { return find_key(engine_keys(), key); }
 
 }  // namespace pagedserve

@@ -73,10 +73,9 @@ const std::vector<scheduler_key>& scheduler_keys() {
 }
 
 const scheduler_key& find_scheduler_key(std::string_view key) {
-  for (const scheduler_key& k : scheduler_keys()) {
-    if (k.info.key == key) return k;
-  }
-  std::abort();  // a name the engine table lifts is missing here: a programming error
+  const scheduler_key* row = find_key(scheduler_keys(), key);
+  if (row == nullptr) std::abort();  // a name the engine table lifts is missing: a bug
+  return *row;
 }
 
 }  // namespace pagedserve::sched

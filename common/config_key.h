@@ -157,6 +157,16 @@ config_key<Outer> lift_key(config_key<Inner> key, Access inner) {
           [get, inner](const Outer& c) { return get(inner(c)); }};
 }
 
+// The row named `name` in `keys`, or null.
+template <class Config>
+[[nodiscard]] const config_key<Config>* find_key(const std::vector<config_key<Config>>& keys,
+                                                 std::string_view name) {
+  for (const config_key<Config>& key : keys) {
+    if (key.info.key == name) return &key;
+  }
+  return nullptr;
+}
+
 // Applies each key's own rule to the values `config` holds, as when they arrive as text: a
 // config built in code never went through `set`, so each value is formatted and set again on
 // a copy. The first bad key's error, as "key: what is wrong". This is how validate() checks

@@ -153,12 +153,7 @@ const std::vector<server_key>& table() {
   return entries;
 }
 
-const server_key* find(std::string_view key) {
-  for (const server_key& e : table()) {
-    if (e.info.key == key) return &e;
-  }
-  return nullptr;
-}
+const server_key* find(std::string_view key) { return find_key(table(), key); }
 
 error unknown_key(std::string_view key) {
   return make_error(error_code::invalid_argument, "unknown key '" + std::string(key) + "'");
