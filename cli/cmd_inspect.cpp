@@ -84,6 +84,13 @@ void print_config(const model_config& c) {
               static_cast<long long>(c.num_heads), static_cast<long long>(c.num_kv_heads),
               static_cast<long long>(c.head_dim), c.qkv_bias ? ", qkv bias" : "",
               c.o_proj_bias ? ", o bias" : "", c.qk_norm ? ", q/k norm" : "");
+  if (c.moe.enabled()) {
+    std::printf("experts      %lld, top %lld, expert size %lld%s%s\n",
+                static_cast<long long>(c.moe.num_experts), static_cast<long long>(c.moe.top_k),
+                static_cast<long long>(c.moe.expert_intermediate_size),
+                c.moe.renormalize ? ", renormalised" : "",
+                c.moe.has_shared_expert() ? ", shared expert" : "");
+  }
   std::printf("rope         %s, theta %g, factor %g\n", rope_name(c.rope.kind), c.rope.theta,
               c.rope.factor);
   std::printf("context      %lld positions\n", static_cast<long long>(c.max_position_embeddings));

@@ -21,6 +21,7 @@
 
 #include "kernels/buffer.h"
 #include "kernels/check.h"
+#include "kernels/moe_ops.h"
 #include "kernels/ops.h"
 
 namespace pagedserve::kernels {
@@ -135,6 +136,25 @@ class backend {
   [[nodiscard]] virtual std::optional<quantized_weight> upload_quantized(
       const quantized_weight& host, std::vector<buffer>& storage);
 
+  // Mixture-of-experts ops (kernels/moe_ops.h), where runs_moe(): a backend without them
+  // cannot load a MoE model (the loader refuses it).
+  [[nodiscard]] virtual bool runs_moe() const { return false; }
+  virtual void moe_route(const moe_route_params& /*p*/) { KERNEL_CHECK("moe_route", runs_moe()); }
+  virtual void fused_moe(const fused_moe_params& /*p*/) { KERNEL_CHECK("fused_moe", runs_moe()); }
+  virtual void sigmoid_gated_add(const sigmoid_gated_add_params& /*p*/) {
+    KERNEL_CHECK("sigmoid_gated_add", runs_moe());
+  }
+  // Bytes of fused_moe_params::scratch a call of up to `shape` needs.
+  [[nodiscard]] virtual std::int64_t fused_moe_scratch_bytes(
+      const fused_moe_shape& /*shape*/) const {
+    return 0;
+  }
+  // Quantized experts (a stack, moe_ops.h) in this backend's memory, as upload_quantized does
+  // for one layer; nullopt where fused_moe does not compute with them (the loader dequantizes).
+  // The default copies the host layout for formats computes_with takes.
+  [[nodiscard]] virtual std::optional<expert_weights> upload_quantized_experts(
+      const expert_weights& host, std::vector<buffer>& storage);
+
   // Whether sample() exists here; otherwise the host samples from copied logits.
   [[nodiscard]] virtual bool samples_on_device() const { return false; }
   virtual void sample(const sample_params& /*p*/) { KERNEL_CHECK("sample", samples_on_device()); }
@@ -187,6 +207,16 @@ inline std::optional<quantized_weight> backend::upload_quantized(const quantized
   w.scales = copy(host.scales);
   w.zeros = copy(host.zeros);
   w.input_order = copy(host.input_order);
+  return w;
+}
+
+inline std::optional<expert_weights> backend::upload_quantized_experts(
+    const expert_weights& host, std::vector<buffer>& storage) {
+  if (!runs_moe()) return std::nullopt;
+  std::optional<quantized_weight> stack = backend::upload_quantized(host.quantized, storage);
+  if (!stack) return std::nullopt;
+  expert_weights w = host;
+  w.quantized = *stack;
   return w;
 }
 

@@ -6,6 +6,7 @@
 #include "kernels/check.h"
 #include "kernels/cpu/cpu_ops.h"
 #include "kernels/cpu/linear_op.h"
+#include "kernels/cpu/moe_op.h"
 #include "kernels/cpu/simd/simd_kernels.h"
 
 namespace pagedserve::kernels {
@@ -68,6 +69,16 @@ void cpu_backend::rope(const rope_params& p) { cpu::rope(p); }
 void cpu_backend::kv_write(const kv_write_params& p) { cpu::kv_write(p); }
 void cpu_backend::paged_attention(const paged_attention_params& p) { cpu::paged_attention(p); }
 void cpu_backend::silu_mul(const silu_mul_params& p) { cpu::silu_mul(p); }
+void cpu_backend::moe_route(const moe_route_params& p) { cpu::moe_route(p); }
+void cpu_backend::fused_moe(const fused_moe_params& p) {
+  cpu::fused_moe(p, [this](const linear_params& expert) { linear(expert); });
+}
+void cpu_backend::sigmoid_gated_add(const sigmoid_gated_add_params& p) {
+  cpu::sigmoid_gated_add(p);
+}
+std::int64_t cpu_backend::fused_moe_scratch_bytes(const fused_moe_shape& shape) const {
+  return cpu::fused_moe_scratch_bytes(shape);
+}
 void cpu_backend::gather_rows(const gather_rows_params& p) { cpu::gather_rows(p); }
 void cpu_backend::add(const add_params& p) { cpu::add(p); }
 void cpu_backend::scatter_tokens(const scatter_tokens_params& p) { cpu::scatter_tokens(p); }

@@ -54,6 +54,13 @@ class cpu_backend final : public backend {
   void add(const add_params& p) override;
   void scatter_tokens(const scatter_tokens_params& p) override;
 
+  [[nodiscard]] bool runs_moe() const override { return true; }
+  void moe_route(const moe_route_params& p) override;
+  // Each chosen expert's projections through linear() (dense or quantized, kernels/cpu/moe_op).
+  void fused_moe(const fused_moe_params& p) override;
+  void sigmoid_gated_add(const sigmoid_gated_add_params& p) override;
+  [[nodiscard]] std::int64_t fused_moe_scratch_bytes(const fused_moe_shape& shape) const override;
+
   void synchronize() override {}
 
  private:

@@ -88,14 +88,32 @@ void forward_workspace::allocate() {
   v_ = backend_.allocate(act, {n, c.num_kv_heads, c.head_dim});
   attn_ = backend_.allocate(act, {n, c.num_heads, c.head_dim});
   proj_ = backend_.allocate(act, {n, c.hidden_size});
-  gate_ = backend_.allocate(act, {n, c.intermediate_size});
-  up_ = backend_.allocate(act, {n, c.intermediate_size});
+  const std::int64_t mlp = std::max(c.intermediate_size, c.moe.shared_expert_intermediate_size);
+  gate_ = backend_.allocate(act, {n, mlp});
+  up_ = backend_.allocate(act, {n, mlp});
   last_hidden_ = backend_.allocate(act, {s, c.hidden_size});
   logits_ = backend_.allocate(dtype::f32, {s, c.vocab_size});
   for (auto& slot : staging_) {
     slot = backend_.allocate_host(static_cast<std::size_t>(inputs) * sizeof(std::int32_t));
   }
   staging_ints_ = inputs;
+  allocate_moe();
+}
+
+void forward_workspace::allocate_moe() {
+  const moe_config& moe = config_.moe;
+  if (!moe.enabled()) return;
+  const std::int64_t n = max_tokens_;
+  const kernels::fused_moe_shape shape{n, moe.top_k, moe.num_experts, config_.hidden_size,
+                                       moe.expert_intermediate_size};
+  router_logits_ = backend_.allocate(dtype::f32, {n, moe.num_experts});
+  topk_ids_ = backend_.allocate(dtype::i32, {n, moe.top_k});
+  topk_weights_ = backend_.allocate(dtype::f32, {n, moe.top_k});
+  moe_scratch_ = backend_.allocate(
+      dtype::u8, {std::max<std::int64_t>(backend_.fused_moe_scratch_bytes(shape), 1)});
+  if (!moe.has_shared_expert()) return;
+  shared_out_ = backend_.allocate(backend_.compute_type(), {n, config_.hidden_size});
+  shared_gate_ = backend_.allocate(backend_.compute_type(), {n, 1});
 }
 
 step_views forward_workspace::views(const step_shape& shape) const {
@@ -126,6 +144,16 @@ step_views forward_workspace::views(const step_shape& shape) const {
   v.proj = proj_.view().rows(0, n);
   v.gate = gate_.view().rows(0, n);
   v.up = up_.view().rows(0, n);
+  if (config_.moe.enabled()) {
+    v.router_logits = router_logits_.view().rows(0, n);
+    v.topk_ids = topk_ids_.view().rows(0, n);
+    v.topk_weights = topk_weights_.view().rows(0, n);
+    v.moe_scratch = moe_scratch_.view();  // sized for max_tokens_, enough for any n below
+  }
+  if (config_.moe.has_shared_expert()) {
+    v.shared_out = shared_out_.view().rows(0, n);
+    v.shared_gate = shared_gate_.view().rows(0, n);
+  }
   v.last_hidden = last_hidden_.view().rows(0, s);
   v.logits = logits_.view().rows(0, s);
   return v;
@@ -150,7 +178,9 @@ std::span<std::int32_t> forward_workspace::staging(std::size_t slot, std::int64_
 std::int64_t forward_workspace::device_bytes() const {
   std::int64_t total = 0;
   for (const buffer* b : {&inputs_, &hidden_, &normed_, &q_, &k_, &v_, &attn_, &proj_, &gate_, &up_,
-                          &last_hidden_, &logits_}) {
+                          &last_hidden_, &logits_, &router_logits_, &topk_ids_, &topk_weights_,
+                          &moe_scratch_, &shared_out_, &shared_gate_}) {
+    if (b->empty()) continue;
     total += static_cast<std::int64_t>(b->view().num_bytes());
   }
   return total;

@@ -42,10 +42,17 @@ struct step_views {
   kernels::tensor hidden;        // residual stream [n, hidden]
   kernels::tensor normed;        // input of the next projection [n, hidden]
   kernels::tensor q, k, v, attn;
-  kernels::tensor proj;  // o_proj / down_proj output [n, hidden]
-  kernels::tensor gate, up;
-  kernels::tensor last_hidden;  // [s, hidden]
-  kernels::tensor logits;       // [s, vocab] f32
+  kernels::tensor proj;      // o_proj / down_proj output [n, hidden]
+  kernels::tensor gate, up;  // [n, the larger of the dense MLP's and the shared expert's size]
+  // Sparse layers (MoE models only; empty otherwise).
+  kernels::tensor router_logits;  // [n, E] f32
+  kernels::tensor topk_ids;       // [n, top_k] i32
+  kernels::tensor topk_weights;   // [n, top_k] f32
+  kernels::tensor moe_scratch;    // u8, backend::fused_moe_scratch_bytes
+  kernels::tensor shared_out;     // [n, hidden]: the shared expert's output
+  kernels::tensor shared_gate;    // [n, 1]: its gate logit
+  kernels::tensor last_hidden;    // [s, hidden]
+  kernels::tensor logits;         // [s, vocab] f32
 };
 
 class forward_workspace {
@@ -80,8 +87,11 @@ class forward_workspace {
   std::int64_t max_sequences_ = 0;
   std::int64_t table_width_ = 0;
   bool frozen_ = false;
+  void allocate_moe();
+
   kernels::buffer inputs_, hidden_, normed_, q_, k_, v_, attn_, proj_, gate_, up_, last_hidden_,
       logits_;
+  kernels::buffer router_logits_, topk_ids_, topk_weights_, moe_scratch_, shared_out_, shared_gate_;
   std::array<std::shared_ptr<void>, k_staging_slots> staging_;
   std::int64_t staging_ints_ = 0;
 };

@@ -37,7 +37,12 @@ model_forward::model_forward(kernels::backend& backend, model_config config, mod
     : backend_(backend),
       config_(std::move(config)),
       weights_(std::move(weights)),
-      workspace_(backend, config_) {}
+      workspace_(backend, config_) {
+  if (config_.moe.enabled()) {
+    expert_load_ = backend_.allocate(dtype::i32, {config_.num_layers, config_.moe.num_experts});
+    backend_.fill_zero(expert_load_.view());
+  }
+}
 
 model_forward::~model_forward() = default;
 
@@ -110,6 +115,14 @@ step_views model_forward::send_inputs(const batch_metadata& meta, const step_sha
 }
 
 void model_forward::wait() { backend_.synchronize(); }
+
+std::vector<std::int32_t> model_forward::expert_load() {
+  if (expert_load_.empty()) return {};
+  std::vector<std::int32_t> load(static_cast<std::size_t>(expert_load_.view().numel()));
+  backend_.synchronize();
+  backend_.copy_to_host(load.data(), expert_load_.view());
+  return load;
+}
 
 forward_output model_forward::run(const forward_batch& batch, paged_kv_cache& cache) {
   enqueue(batch, cache);
@@ -191,15 +204,42 @@ void model_forward::attention_block(const step_views& s, const attention_bounds&
 void model_forward::mlp_block(const step_views& s, std::int64_t layer) {
   const layer_weights& w = weights_.layers[static_cast<std::size_t>(layer)];
   const auto eps = static_cast<float>(config_.rms_norm_eps);
-  backend_.linear(w.gate_proj.params(s.gate, s.normed, w.gate_bias.view()));
-  backend_.linear(w.up_proj.params(s.up, s.normed, w.up_bias.view()));
-  backend_.silu_mul({s.gate, s.gate, s.up});
-  backend_.linear(w.down_proj.params(s.proj, s.gate, w.down_bias.view()));
+  if (config_.moe.is_sparse_layer(layer)) {
+    sparse_mlp(s, layer);
+  } else {
+    backend_.linear(w.gate_proj.params(s.gate, s.normed, w.gate_bias.view()));
+    backend_.linear(w.up_proj.params(s.up, s.normed, w.up_bias.view()));
+    backend_.silu_mul({s.gate, s.gate, s.up});
+    backend_.linear(w.down_proj.params(s.proj, s.gate, w.down_bias.view()));
+  }
   const bool last = layer + 1 == config_.num_layers;
   const tensor next_norm =
       last ? weights_.final_norm.view()
            : weights_.layers[static_cast<std::size_t>(layer + 1)].input_norm.view();
   backend_.add_rms_norm({s.hidden, s.proj, s.normed, next_norm, eps});
+}
+
+// s.proj = the routed experts' weighted sum (+ the gated shared expert): moe_ops.h.
+void model_forward::sparse_mlp(const step_views& s, std::int64_t layer) {
+  const moe_layer_weights& w = weights_.layers[static_cast<std::size_t>(layer)].moe;
+  const moe_config& moe = config_.moe;
+  backend_.linear({s.router_logits, s.normed, w.router.view(), {}});
+  const std::int64_t e = moe.num_experts;
+  backend_.moe_route({s.topk_ids, s.topk_weights, s.router_logits, moe.renormalize,
+                      expert_load_.view().rows(layer, 1).reshape({e})});
+  backend_.fused_moe({s.proj, s.normed, s.topk_ids, s.topk_weights, w.gate.weights, w.up.weights,
+                      w.down.weights, s.moe_scratch});
+  if (!moe.has_shared_expert()) return;
+  const std::int64_t n = s.normed.dim(0);
+  const std::int64_t shared = moe.shared_expert_intermediate_size;
+  const tensor gate = s.gate.reshape({s.gate.numel()}).rows(0, n * shared).reshape({n, shared});
+  const tensor up = s.up.reshape({s.up.numel()}).rows(0, n * shared).reshape({n, shared});
+  backend_.linear(w.shared_gate_proj.params(gate, s.normed, {}));
+  backend_.linear(w.shared_up_proj.params(up, s.normed, {}));
+  backend_.silu_mul({gate, gate, up});
+  backend_.linear(w.shared_down_proj.params(s.shared_out, gate, {}));
+  backend_.linear({s.shared_gate, s.normed, w.shared_expert_gate.view(), {}});
+  backend_.sigmoid_gated_add({s.proj, s.shared_out, s.shared_gate});
 }
 
 std::size_t model_forward::enable_decode_graphs(paged_kv_cache& cache,

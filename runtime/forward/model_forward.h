@@ -1,7 +1,8 @@
 #pragma once
-// model_forward: the decoder-only transformer forward pass (llama, mistral, qwen2, qwen3),
-// written once against kernels::backend. One call runs a flattened batch through every
-// layer, writes the new tokens' K/V into the paged cache, and produces logits:
+// model_forward: the decoder-only transformer forward pass (llama, mistral, qwen2, qwen3 and
+// the mixture-of-experts qwen2_moe, qwen3_moe, mixtral), written once against kernels::backend. One
+// call runs a flattened batch through every layer, writes the new tokens' K/V into the paged cache,
+// and produces logits:
 //
 //   h = embed(tokens); x = norm_in[0](h)
 //   per layer l:  q, k, v = x Wq (+b), x Wk (+b), x Wv (+b)
@@ -9,6 +10,8 @@
 //                 cache[l] <- k, v;  a = paged_attention(q, cache[l]) Wo (+b)
 //                 h += a; x = norm_post[l](h)
 //                 m = (silu(x Wg) * x Wu) Wd;  h += m; x = norm_in[l+1](h) (final norm last)
+//                 (a sparse layer: m = route(x Wr), fused_moe over the chosen experts,
+//                  + sigmoid-gated shared expert: kernels/moe_ops.h)
 //   logits = x[last rows] lm_head^T
 //
 // The residual adds are fused into the following rms_norm (add_rms_norm). Every step works
@@ -62,6 +65,9 @@ class model_forward {
   [[nodiscard]] const model_weights& weights() const { return weights_; }
   [[nodiscard]] kernels::backend& backend() const { return backend_; }
   [[nodiscard]] forward_workspace& workspace() { return workspace_; }
+  // Tokens routed to each expert so far, [num_layers, num_experts] row-major, dense layers'
+  // rows 0 (empty for a dense model). Waits for the backend.
+  [[nodiscard]] std::vector<std::int32_t> expert_load();
 
   // Enqueues the forward of `batch`; its last rows' logits stay on the backend
   // (last_logits()). The cache's layout must match the model (layers, kv heads, head_dim);
@@ -107,11 +113,14 @@ class model_forward {
   void attention_block(const step_views& s, const attention_bounds& bounds, std::int64_t layer,
                        paged_kv_cache& cache);
   void mlp_block(const step_views& s, std::int64_t layer);
+  void sparse_mlp(const step_views& s, std::int64_t layer);
 
   kernels::backend& backend_;
   model_config config_;
   model_weights weights_;
   forward_workspace workspace_;
+  // Tokens each expert of each sparse layer has run, [layers, E] i32 (MoE models only).
+  kernels::buffer expert_load_;
   std::unique_ptr<decode_graphs> graphs_;
   kernels::tensor last_logits_;
   kernels::tensor last_trailer_;

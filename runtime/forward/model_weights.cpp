@@ -4,105 +4,14 @@
 #include <string>
 
 #include "runtime/forward/rope_frequencies.h"
-#include "runtime/model/safetensors_file.h"
 #include "runtime/model/weight_names.h"
-#include "runtime/quant/quantized_linear.h"
 
 namespace pagedserve::forward {
 namespace {
 
 using kernels::buffer;
 
-kernels::dtype stored_as(weight_dtype type) {
-  switch (type) {
-    case weight_dtype::bf16:
-      return kernels::dtype::bf16;
-    case weight_dtype::f16:
-      return kernels::dtype::f16;
-    case weight_dtype::f32:
-      break;
-  }
-  return kernels::dtype::f32;
-}
-
-// Uploads tensors one by one and remembers the first failure, so the layer loop below
-// reads as a list of names.
-class uploader {
- public:
-  uploader(kernels::backend& backend, const checkpoint& weights)
-      : backend_(backend), weights_(weights) {}
-
-  buffer take(const std::string& name, std::int64_t rows, std::int64_t cols = 0) {
-    if (error_) return {};
-    const host_tensor* t = weights_.find(name);
-    if (t == nullptr) return fail(error_code::not_found, "missing tensor " + name);
-    const std::vector<std::int64_t> want =
-        cols == 0 ? std::vector<std::int64_t>{rows} : std::vector<std::int64_t>{rows, cols};
-    if (t->shape != want) {
-      return fail(error_code::invalid_argument, "tensor " + name + " has shape " +
-                                                    shape_to_string(t->shape) + ", expected " +
-                                                    shape_to_string(want));
-    }
-    buffer b = cols == 0 ? backend_.allocate(backend_.compute_type(), {rows})
-                         : backend_.allocate(backend_.compute_type(), {rows, cols});
-    if (stored_as(t->dtype) == b.view().type) {
-      // The backend keeps the checkpoint's own type (bf16 on CUDA): the bytes go as they are.
-      backend_.copy_from_host(b.view(), t->bytes.data());
-      return b;
-    }
-    host_f32_.resize(static_cast<std::size_t>(t->numel()));
-    convert_to_f32(*t, host_f32_);
-    backend_.upload_f32(b.view(), host_f32_);
-    return b;
-  }
-
-  // A linear layer's weight: its quantized form where the checkpoint has one (uploaded in the
-  // backend's layout where it computes with the layer, dequantized to the compute type where
-  // not), else the dense tensor.
-  linear_weight take_linear(const std::string& name, std::int64_t rows, std::int64_t cols) {
-    const quant::quantized_linear* q = weights_.find_quantized(name);
-    if (q == nullptr || error_) return linear_weight{take(name, rows, cols), {}, {}};
-    if (q->out_features != rows || q->in_features != cols) {
-      fail(error_code::invalid_argument,
-           "quantized layer " + name + " is [" + std::to_string(q->out_features) + ", " +
-               std::to_string(q->in_features) + "], expected [" + std::to_string(rows) + ", " +
-               std::to_string(cols) + "]");
-      return {};
-    }
-    if (backend_.computes_with(q->format)) {
-      if (std::optional<linear_weight> w = upload_quantized(backend_, *q)) {
-        ++kept_quantized_;
-        return std::move(*w);
-      }
-    }
-    ++dequantized_;
-    buffer b = backend_.allocate(backend_.compute_type(), {rows, cols});
-    backend_.upload_f32(b.view(), quant::dequantize(*q));
-    return linear_weight{b, {}, {}};
-  }
-
-  buffer take_if(bool present, const std::string& name, std::int64_t rows, std::int64_t cols = 0) {
-    return present ? take(name, rows, cols) : buffer{};
-  }
-
-  [[nodiscard]] const std::optional<error>& first_error() const { return error_; }
-  [[nodiscard]] quantized_layer_counts counts() const { return {kept_quantized_, dequantized_}; }
-
- private:
-  buffer fail(error_code code, std::string message) {
-    error_ = make_error(code, std::move(message));
-    return {};
-  }
-
-  kernels::backend& backend_;
-  const checkpoint& weights_;
-  std::vector<float> host_f32_;  // reused conversion scratch
-  std::optional<error> error_;
-  std::int64_t kept_quantized_ = 0;
-  std::int64_t dequantized_ = 0;
-};
-
-layer_weights take_layer(uploader& up, const model_config& c, std::int64_t layer) {
+layer_weights take_layer(weight_uploader& up, const model_config& c, std::int64_t layer) {
   auto name = [layer](const char* suffix) { return layer_tensor_name(layer, suffix); };
   const std::int64_t hidden = c.hidden_size;
   layer_weights w;
@@ -118,6 +27,10 @@ layer_weights take_layer(uploader& up, const model_config& c, std::int64_t layer
   w.o_proj = up.take_linear(name("self_attn.o_proj.weight"), hidden, c.q_size());
   w.o_bias = up.take_if(c.o_proj_bias, name("self_attn.o_proj.bias"), hidden);
   w.post_attention_norm = up.take(name("post_attention_layernorm.weight"), hidden);
+  if (c.moe.is_sparse_layer(layer)) {
+    w.moe = take_moe_layer(up, c, layer);
+    return w;
+  }
   w.gate_proj = up.take_linear(name("mlp.gate_proj.weight"), c.intermediate_size, hidden);
   w.up_proj = up.take_linear(name("mlp.up_proj.weight"), c.intermediate_size, hidden);
   w.down_proj = up.take_linear(name("mlp.down_proj.weight"), hidden, c.intermediate_size);
@@ -146,13 +59,20 @@ std::int64_t model_weights::num_bytes() const {
           &l.post_attention_norm, &l.gate_bias, &l.up_bias, &l.down_bias}) {
       bytes += bytes_of(*b);
     }
+    bytes += l.moe.num_bytes();
   }
   return bytes;
 }
 
 result<model_weights> upload_model_weights(kernels::backend& backend, const model_config& config,
                                            const checkpoint& weights) {
-  uploader up(backend, weights);
+  if (config.moe.enabled() && !backend.runs_moe()) {
+    return make_error(error_code::unsupported,
+                      "model_type " + config.model_type + " has experts, and the " +
+                          std::string(backend.name()) +
+                          " backend does not run mixture-of-experts models yet");
+  }
+  weight_uploader up(backend, weights);
   model_weights w;
   w.embed_tokens = up.take("model.embed_tokens.weight", config.vocab_size, config.hidden_size);
   for (std::int64_t layer = 0; layer < config.num_layers; ++layer) {

@@ -11,6 +11,8 @@
 #include "common/result.h"
 #include "kernels/backend.h"
 #include "runtime/forward/linear_weight.h"
+#include "runtime/forward/moe_weights.h"
+#include "runtime/forward/weight_uploader.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/model_config.h"
 
@@ -26,14 +28,7 @@ struct layer_weights {
   kernels::buffer post_attention_norm;
   linear_weight gate_proj, up_proj, down_proj;
   kernels::buffer gate_bias, up_bias, down_bias;
-};
-
-// A quantized checkpoint's linear layers on the backend: kept as codes (the backend computes
-// with them) or dequantized to the compute type at load (it does not, for that format or
-// that layer's shape).
-struct quantized_layer_counts {
-  std::int64_t kept = 0;
-  std::int64_t dequantized = 0;
+  moe_layer_weights moe;  // a sparse layer's (the dense MLP above is then empty)
 };
 
 struct model_weights {

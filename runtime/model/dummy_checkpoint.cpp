@@ -55,6 +55,7 @@ float range_of(const tensor_spec& spec) {
       return 1e-3F;
     case tensor_role::embedding:
     case tensor_role::linear:
+    case tensor_role::router:
       return static_cast<float>(1.0 / std::sqrt(static_cast<double>(spec.shape.back())));
   }
   return 0.0F;

@@ -8,6 +8,7 @@
 
 #include "runtime/model/json_fields.h"
 #include "runtime/model/model_limits.h"
+#include "runtime/model/moe_parse.h"
 #include "runtime/model/rope_parse.h"
 
 namespace pagedserve {
@@ -22,6 +23,9 @@ std::optional<model_family> family_of(std::string_view model_type) {
   if (model_type == "mistral") return model_family::mistral;
   if (model_type == "qwen2") return model_family::qwen2;
   if (model_type == "qwen3") return model_family::qwen3;
+  if (model_type == "qwen2_moe") return model_family::qwen2_moe;
+  if (model_type == "qwen3_moe") return model_family::qwen3_moe;
+  if (model_type == "mixtral") return model_family::mixtral;
   return std::nullopt;
 }
 
@@ -36,7 +40,7 @@ weight_dtype read_dtype(json_fields& fields) {
   return weight_dtype::f32;
 }
 
-// Biases, norms and windows: the places where the four families differ (HF modeling code).
+// Biases, norms and windows: the places where the families differ (HF modeling code).
 void read_family_features(json_fields& fields, model_config& config) {
   switch (config.family) {
     case model_family::llama:
@@ -44,12 +48,18 @@ void read_family_features(json_fields& fields, model_config& config) {
       config.mlp_bias = fields.bool_or("mlp_bias", false);
       break;
     case model_family::mistral:
+    case model_family::mixtral:
       if (auto window = fields.optional_int("sliding_window")) config.sliding_window = window;
       break;
     case model_family::qwen2:
     case model_family::qwen3:
+    case model_family::qwen2_moe:
+    case model_family::qwen3_moe:
       if (config.family == model_family::qwen2) {
         config.qkv_bias = true;  // Qwen2Attention: q/k/v always biased, o_proj never
+      } else if (config.family == model_family::qwen2_moe) {
+        // 5.x writes "qkv_bias": true; 4.x configs have no key and the biases are always there.
+        config.qkv_bias = fields.bool_or("qkv_bias", true);
       } else {
         config.qkv_bias = config.o_proj_bias = fields.bool_or("attention_bias", false);
         config.qk_norm = true;
@@ -145,6 +155,7 @@ void check_caps(json_fields& fields, const model_config& config) {
 // Cross-field rules; the keys named are those of config.json.
 void validate(json_fields& fields, const model_config& config) {
   check_caps(fields, config);
+  detail::validate_moe_config(fields, config);
   check_positive(fields, "vocab_size", static_cast<double>(config.vocab_size));
   check_positive(fields, "hidden_size", static_cast<double>(config.hidden_size));
   check_positive(fields, "intermediate_size", static_cast<double>(config.intermediate_size));
@@ -191,7 +202,8 @@ result<model_config> config_from_json(const boost::json::object& root,
   if (!family) {
     fields.fail(error_code::unsupported, "model_type",
                 "is '" + config.model_type +
-                    "', which is not supported (supported: llama, mistral, qwen2, qwen3)");
+                    "', which is not supported (supported: llama, mistral, qwen2, qwen3, "
+                    "qwen2_moe, qwen3_moe, mixtral)");
     return fields.first_error();
   }
   config.family = *family;
@@ -205,6 +217,7 @@ result<model_config> config_from_json(const boost::json::object& root,
   config.tie_word_embeddings = fields.bool_or("tie_word_embeddings", false);
   config.dtype = read_dtype(fields);
   read_family_features(fields, config);
+  config.moe = detail::read_moe_config(fields, config);
   read_token_ids(fields, config);
   if (fields.ok()) validate(fields, config);
   if (!fields.ok()) return fields.first_error();

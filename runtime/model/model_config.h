@@ -1,6 +1,7 @@
 #pragma once
 // model_config: the architecture of a decoder-only transformer, read from a HF config.json.
-// Immutable once parsed. Covers model_type llama, mistral, qwen2 and qwen3.
+// Immutable once parsed. Covers model_type llama, mistral, qwen2 and qwen3, and the
+// mixture-of-experts qwen2_moe, qwen3_moe and mixtral (moe_config.h).
 
 #include <cstdint>
 #include <filesystem>
@@ -11,10 +12,17 @@
 
 #include "common/result.h"
 #include "common/types.h"
+#include "runtime/model/moe_config.h"
 
 namespace pagedserve {
 
-enum class model_family { llama, mistral, qwen2, qwen3 };
+enum class model_family { llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, mixtral };
+
+// The families whose sparse layers route tokens to experts.
+[[nodiscard]] constexpr bool has_experts(model_family family) {
+  return family == model_family::qwen2_moe || family == model_family::qwen3_moe ||
+         family == model_family::mixtral;
+}
 
 enum class rope_kind {
   standard,  // HF rope_type "default"
@@ -61,6 +69,8 @@ struct model_config {
   // Set only when the config enables sliding-window attention (Mistral v0.1 style); the
   // forward attends to all positions, so callers cap the context length at this window.
   std::optional<std::int64_t> sliding_window;
+
+  moe_config moe;  // disabled (num_experts 0) for the dense families
 
   weight_dtype dtype = weight_dtype::f32;
 

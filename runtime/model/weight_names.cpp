@@ -1,7 +1,30 @@
 #include "runtime/model/weight_names.h"
 
+#include "runtime/model/moe_weight_names.h"
+
 namespace pagedserve {
 namespace {
+
+void add_sparse_mlp(const model_config& config, std::int64_t layer, std::vector<tensor_spec>& out) {
+  const std::int64_t hidden = config.hidden_size;
+  const moe_config& moe = config.moe;
+  const std::int64_t inter = moe.expert_intermediate_size;
+  out.push_back(
+      {router_tensor_name(config, layer), {moe.num_experts, hidden}, tensor_role::router});
+  for (std::int64_t e = 0; e < moe.num_experts; ++e) {
+    auto name = [&](expert_projection p) { return expert_tensor_name(config, layer, e, p); };
+    out.push_back({name(expert_projection::gate), {inter, hidden}, tensor_role::linear});
+    out.push_back({name(expert_projection::up), {inter, hidden}, tensor_role::linear});
+    out.push_back({name(expert_projection::down), {hidden, inter}, tensor_role::linear});
+  }
+  if (!moe.has_shared_expert()) return;
+  const std::int64_t shared = moe.shared_expert_intermediate_size;
+  auto name = [&](expert_projection p) { return shared_expert_tensor_name(layer, p); };
+  out.push_back({name(expert_projection::gate), {shared, hidden}, tensor_role::linear});
+  out.push_back({name(expert_projection::up), {shared, hidden}, tensor_role::linear});
+  out.push_back({name(expert_projection::down), {hidden, shared}, tensor_role::linear});
+  out.push_back({shared_expert_gate_tensor_name(layer), {1, hidden}, tensor_role::router});
+}
 
 void add_layer(const model_config& config, std::int64_t layer, std::vector<tensor_spec>& out) {
   const std::int64_t hidden = config.hidden_size;
@@ -25,6 +48,10 @@ void add_layer(const model_config& config, std::int64_t layer, std::vector<tenso
   add("self_attn.o_proj.weight", {hidden, config.q_size()}, tensor_role::linear);
   if (config.o_proj_bias) add("self_attn.o_proj.bias", {hidden}, tensor_role::bias);
   add("post_attention_layernorm.weight", {hidden}, tensor_role::norm);
+  if (config.moe.is_sparse_layer(layer)) {
+    add_sparse_mlp(config, layer, out);
+    return;
+  }
   add("mlp.gate_proj.weight", {inter, hidden}, tensor_role::linear);
   add("mlp.up_proj.weight", {inter, hidden}, tensor_role::linear);
   add("mlp.down_proj.weight", {hidden, inter}, tensor_role::linear);

@@ -11,6 +11,7 @@
 //   model.layers.{i}.post_attention_layernorm.weight [hidden]
 //   model.layers.{i}.mlp.{gate,up}_proj.weight [intermediate, hidden]  (+ .bias with mlp_bias)
 //   model.layers.{i}.mlp.down_proj.weight      [hidden, intermediate]  (+ .bias with mlp_bias)
+//   (a sparse layer of a MoE model has a router and experts instead: moe_weight_names.h)
 //   model.norm.weight                          [hidden]
 //   lm_head.weight                             [vocab, hidden]           (absent when tied)
 
@@ -23,7 +24,9 @@
 
 namespace pagedserve {
 
-enum class tensor_role { embedding, norm, linear, bias };
+// router: a linear layer that stays dense in quantized checkpoints (MoE routers and the
+// shared expert's gate, as the hub's FP8/GPTQ/AWQ checkpoints and vLLM leave them).
+enum class tensor_role { embedding, norm, linear, bias, router };
 
 struct tensor_spec {
   std::string name;

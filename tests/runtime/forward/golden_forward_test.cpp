@@ -25,7 +25,8 @@ TEST_P(golden_forward, four_prompts_in_one_mixed_batch_match_each_alone) {
 
 INSTANTIATE_TEST_SUITE_P(models, golden_forward,
                          ::testing::Values("tiny-llama", "tiny-llama-bf16", "tiny-qwen2",
-                                           "tiny-qwen3"),
+                                           "tiny-qwen3", "tiny-qwen3-moe", "tiny-mixtral",
+                                           "tiny-qwen2-moe"),
                          model_test_name);
 
 }  // namespace
