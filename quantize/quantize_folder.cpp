@@ -1,6 +1,7 @@
 #include "quantize/quantize_folder.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,25 +13,43 @@
 #include "quantize/safetensors_writer.h"
 #include "runtime/model/checkpoint.h"
 #include "runtime/model/weight_names.h"
+#include "runtime/quant/quantized_checkpoint.h"
 
 namespace pagedserve::quantize {
 namespace {
 
 using module_set = std::vector<std::string>;
 
-// Modules grouped by the input they read. Act-order gives a set one input order: GPTQ
-// derives it from the input's Hessian, and loaders that fuse q/k/v or gate/up keep one g_idx
-// per fused layer.
+// Which input a linear module reads, within its parent module: q/k/v read the attention's
+// input, gate/up (mixtral: w1/w3) the MLP's; any other module reads its own.
+std::string input_of(const std::string& module) {
+  const std::size_t dot = module.rfind('.');
+  const std::string parent = dot == std::string::npos ? "" : module.substr(0, dot);
+  const std::string leaf = dot == std::string::npos ? module : module.substr(dot + 1);
+  for (const char* shared : {"q_proj", "k_proj", "v_proj"}) {
+    if (leaf == shared) return parent + ":attention_input";
+  }
+  for (const char* shared : {"gate_proj", "up_proj", "w1", "w3"}) {
+    if (leaf == shared) return parent + ":mlp_input";
+  }
+  return module;
+}
+
+// The linear modules of `config` (expected_tensors: dense layers, experts, shared experts;
+// routers stay dense) grouped by the input they read. Act-order gives a set one input order:
+// GPTQ derives it from the input's Hessian, and loaders that fuse q/k/v or gate/up keep one
+// g_idx per fused layer.
 std::vector<module_set> input_sharing_sets(const model_config& config, bool lm_head) {
   std::vector<module_set> sets;
-  for (std::int64_t i = 0; i < config.num_layers; ++i) {
-    const auto m = [i](std::string_view suffix) { return layer_tensor_name(i, suffix); };
-    sets.push_back({m("self_attn.q_proj"), m("self_attn.k_proj"), m("self_attn.v_proj")});
-    sets.push_back({m("self_attn.o_proj")});
-    sets.push_back({m("mlp.gate_proj"), m("mlp.up_proj")});
-    sets.push_back({m("mlp.down_proj")});
+  std::map<std::string, std::size_t> set_of_input;
+  for (const tensor_spec& spec : expected_tensors(config)) {
+    if (spec.role != tensor_role::linear) continue;
+    const std::string module = quant::module_of(spec.name);
+    if (module == "lm_head" && !lm_head) continue;
+    const auto [it, added] = set_of_input.try_emplace(input_of(module), sets.size());
+    if (added) sets.emplace_back();
+    sets[it->second].push_back(module);
   }
-  if (lm_head) sets.push_back({"lm_head"});
   return sets;
 }
 

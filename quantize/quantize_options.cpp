@@ -128,6 +128,12 @@ status validate(const quantize_options& o) {
     return invalid(method + ": the group size must be positive or -1, not " +
                    std::to_string(o.group_size));
   }
+  if (o.method == quantize_method::awq && o.group_size != -1 && o.group_size != 32 &&
+      o.group_size != 64 && o.group_size != 128) {
+    // The set AWQ loaders (vLLM's, ours: runtime/quant/awq_gptq_spec.cpp) take.
+    return invalid("awq: the group size must be -1, 32, 64 or 128, not " +
+                   std::to_string(o.group_size));
+  }
   if (o.desc_act && o.method != quantize_method::gptq && o.method != quantize_method::gptq_v2) {
     return invalid(method + ": act-order (desc_act) exists in GPTQ checkpoints only");
   }

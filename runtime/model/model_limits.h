@@ -18,6 +18,8 @@ inline constexpr std::int64_t max_num_heads = 1 << 10;            // 405B: 128
 inline constexpr std::int64_t max_head_dim = 1 << 10;             // Gemma 2: 256
 inline constexpr std::int64_t max_position_embeddings = 1 << 24;  // Llama 4 Scout: 10M
 inline constexpr std::int64_t max_num_experts = 1 << 12;          // Qwen3-Next: 512
+// Experts over all layers (the weight list holds three tensors each).
+inline constexpr std::int64_t max_total_experts = 1 << 17;  // DeepSeek-V3: 58 x 256 = 14,848
 // Every token id a model folder names (vocabulary, added tokens, bos/eos, templates).
 inline constexpr std::int64_t max_token_id = (1 << 24) - 1;
 // tokenizer.json's ids must also lie below its vocabulary entries + added tokens + this slack:

@@ -235,9 +235,10 @@ std::vector<golden_prompt> read_golden(const std::filesystem::path& model_dir) {
 
 std::vector<std::filesystem::path> golden_models() {
   std::vector<std::filesystem::path> out;
-  // The HF-made dense goldens: the other folders under goldens/models (MoE, sliding window,
-  // Gemma 3, gpt-oss) wait for the issues that add those architectures.
-  for (const char* name : {"tiny-llama", "tiny-llama-bf16", "tiny-qwen2", "tiny-qwen3"}) {
+  // The HF-made dense goldens and the MoE ones: the other folders under goldens/models
+  // (sliding window, Gemma 3, gpt-oss) wait for the issues that add those architectures.
+  for (const char* name : {"tiny-llama", "tiny-llama-bf16", "tiny-qwen2", "tiny-qwen3",
+                           "tiny-qwen3-moe", "tiny-mixtral", "tiny-qwen2-moe"}) {
     out.push_back(testing::goldens_dir() / "models" / name);
   }
   return out;

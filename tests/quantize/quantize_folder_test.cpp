@@ -197,6 +197,13 @@ TEST_F(quantize_folder_test, RefusesBadRequests) {
   ASSERT_FALSE(tied.ok());
   EXPECT_NE(tied.err().message.find("tie_word_embeddings"), std::string::npos);
 
+  quantize_options awq;  // a group AWQ loaders refuse is never written
+  awq.method = quantize_method::awq;
+  awq.group_size = 16;
+  auto awq_group = quantize_folder(demo_model_dir(), out(), awq);
+  ASSERT_FALSE(awq_group.ok());
+  EXPECT_NE(awq_group.err().message.find("-1, 32, 64 or 128"), std::string::npos);
+
   options.lm_head = false;
   options.bits = 3;
   EXPECT_EQ(quantize_folder(demo_model_dir(), out(), options).err().code,

@@ -21,7 +21,9 @@ using pagedserve::testing::read_file;
 using pagedserve::testing::temp_dir;
 using pagedserve::testing::write_file;
 
-const char* const golden_models[] = {"tiny-llama", "tiny-llama-bf16", "tiny-qwen2", "tiny-qwen3"};
+const char* const golden_models[] = {"tiny-llama",    "tiny-llama-bf16", "tiny-qwen2",
+                                     "tiny-qwen3",    "tiny-qwen3-moe",  "tiny-mixtral",
+                                     "tiny-qwen2-moe"};
 
 struct loaded_model {
   model_config config;
