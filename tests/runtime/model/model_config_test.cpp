@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/model/demo_model.h"
+#include "runtime/model/weight_names.h"
 #include "tests/runtime/model/model_test_support.h"
 #include "tests/support/test_paths.h"
 
@@ -328,6 +329,52 @@ TEST(model_config, PublicModelFilesParse) {
   EXPECT_EQ(llama8b->intermediate_size, 14336);
   EXPECT_FALSE(llama8b->tie_word_embeddings);
   EXPECT_EQ(llama8b->rope.kind, rope_kind::standard);
+
+  result<model_config> qwen_moe = parse_model_config(read_file(models / "qwen3-30b-a3b.json"));
+  ASSERT_TRUE(qwen_moe.ok()) << qwen_moe.err().message;
+  EXPECT_EQ(qwen_moe->moe.num_experts, 128);
+  EXPECT_EQ(qwen_moe->moe.top_k, 8);
+  EXPECT_EQ(qwen_moe->moe.expert_intermediate_size, 768);
+  EXPECT_TRUE(qwen_moe->moe.renormalize);
+  EXPECT_TRUE(qwen_moe->moe.is_sparse_layer(0));
+
+  result<model_config> mixtral = parse_model_config(read_file(models / "mixtral-8x7b.json"));
+  ASSERT_TRUE(mixtral.ok()) << mixtral.err().message;
+  EXPECT_EQ(mixtral->moe.num_experts, 8);
+  EXPECT_EQ(mixtral->moe.expert_intermediate_size, 14336);
+
+  result<model_config> qwen2_moe =
+      parse_model_config(read_file(models / "qwen1.5-moe-a2.7b.json"));
+  ASSERT_TRUE(qwen2_moe.ok()) << qwen2_moe.err().message;
+  EXPECT_EQ(qwen2_moe->moe.shared_expert_intermediate_size, 5632);
+  EXPECT_FALSE(qwen2_moe->sliding_window);  // 32768, but use_sliding_window is false
+}
+
+// The parameter counts the model cards publish (total and active per token), from the
+// weight list the config implies: 30.5B / 3.3B and 46.7B / 12.9B.
+TEST(model_config, PublicMoeShapesHaveTheirPublishedParameterCounts) {
+  const std::filesystem::path models = pagedserve::testing::source_dir() / "config/models";
+  const auto count = [&](const char* file) {
+    const model_config c = *parse_model_config(read_file(models / file));
+    double total = 0.0;
+    double active = 0.0;
+    for (const tensor_spec& spec : expected_tensors(c)) {
+      double numel = 1.0;
+      for (std::int64_t d : spec.shape) numel *= static_cast<double>(d);
+      total += numel;
+      const bool expert = spec.name.find(".experts.") != std::string::npos;
+      active += expert ? numel * static_cast<double>(c.moe.top_k) /
+                             static_cast<double>(c.moe.num_experts)
+                       : numel;
+    }
+    return std::pair{total * 1e-9, active * 1e-9};
+  };
+  const auto [qwen_total, qwen_active] = count("qwen3-30b-a3b.json");
+  EXPECT_NEAR(qwen_total, 30.5, 0.1);
+  EXPECT_NEAR(qwen_active, 3.3, 0.1);
+  const auto [mixtral_total, mixtral_active] = count("mixtral-8x7b.json");
+  EXPECT_NEAR(mixtral_total, 46.7, 0.1);
+  EXPECT_NEAR(mixtral_active, 12.9, 0.1);
 }
 
 TEST(model_config, DemoModelIsASmallTiedLlama) {
