@@ -343,8 +343,7 @@ TEST(model_config, PublicModelFilesParse) {
   EXPECT_EQ(mixtral->moe.num_experts, 8);
   EXPECT_EQ(mixtral->moe.expert_intermediate_size, 14336);
 
-  result<model_config> qwen2_moe =
-      parse_model_config(read_file(models / "qwen1.5-moe-a2.7b.json"));
+  result<model_config> qwen2_moe = parse_model_config(read_file(models / "qwen1.5-moe-a2.7b.json"));
   ASSERT_TRUE(qwen2_moe.ok()) << qwen2_moe.err().message;
   EXPECT_EQ(qwen2_moe->moe.shared_expert_intermediate_size, 5632);
   EXPECT_FALSE(qwen2_moe->sliding_window);  // 32768, but use_sliding_window is false
@@ -363,9 +362,9 @@ TEST(model_config, PublicMoeShapesHaveTheirPublishedParameterCounts) {
       for (std::int64_t d : spec.shape) numel *= static_cast<double>(d);
       total += numel;
       const bool expert = spec.name.find(".experts.") != std::string::npos;
-      active += expert ? numel * static_cast<double>(c.moe.top_k) /
-                             static_cast<double>(c.moe.num_experts)
-                       : numel;
+      active +=
+          expert ? numel * static_cast<double>(c.moe.top_k) / static_cast<double>(c.moe.num_experts)
+                 : numel;
     }
     return std::pair{total * 1e-9, active * 1e-9};
   };
