@@ -57,6 +57,8 @@ void finish_oldest(self_pointer self) {
     out.figures.device_busy_s = c.device_busy_s.value_or(0.0);
     out.figures.device_idle_s = c.device_idle_before_s.value_or(0.0);
     out.figures.replayed_graph = c.replayed_graph;
+    out.expert_load = std::move(c.expert_load);
+    out.num_experts = c.num_experts;
   } catch (const std::exception& e) {
     out.error = std::string("collecting a step failed: ") + e.what();
   }

@@ -29,6 +29,8 @@ struct step_result {
   std::optional<sched::step_output> output;  // absent: the step failed
   std::string error;                         // set when output is absent
   executor_step_figures figures;
+  std::vector<std::int32_t> expert_load;  // collected_step::expert_load (MoE models)
+  std::int32_t num_experts = 0;
 };
 
 }  // namespace pagedserve::actors

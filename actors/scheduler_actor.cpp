@@ -131,6 +131,7 @@ caf::result<request_id> on_submit(self_pointer self, generation_request& request
 void on_step_result(self_pointer self, step_result& result) {
   auto& st = self->state;
   st.core->record_executor_time(result.figures);
+  st.core->record_expert_load(result.expert_load, result.num_experts);
   if (result.output) {
     st.core->apply_output(*result.output, st.now(), st.sends);
   } else {

@@ -43,6 +43,15 @@ void add_engine_stats(engine_stats& total, const engine_stats& part) {
   total.executor_host_s += part.executor_host_s;
   total.num_graph_steps += part.num_graph_steps;
   total.iteration_tokens.merge(part.iteration_tokens);
+  // Replicas serve one model: the same experts, summed expert by expert.
+  if (total.moe_expert_tokens.empty()) {
+    total.moe_num_experts = part.moe_num_experts;
+    total.moe_expert_tokens = part.moe_expert_tokens;
+  } else if (total.moe_expert_tokens.size() == part.moe_expert_tokens.size()) {
+    for (std::size_t i = 0; i < part.moe_expert_tokens.size(); ++i) {
+      total.moe_expert_tokens[i] += part.moe_expert_tokens[i];
+    }
+  }
 }
 
 engine_stats sum_engine_stats(std::span<const engine_stats> parts) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "api/finish_reason.h"
 #include "common/histogram.h"
@@ -51,6 +52,10 @@ struct engine_stats {
   std::uint64_t num_graph_steps = 0;  // steps that replayed a captured decode graph
   // Tokens per step (prompt + generated), with vLLM's buckets.
   histogram iteration_tokens = histogram::with_bounds(iteration_tokens_buckets());
+  // MoE models: tokens each expert has run, [layers, moe_num_experts] row-major (a dense
+  // layer's row stays 0); empty for a dense model. Shows routing imbalance (/metrics).
+  std::uint32_t moe_num_experts = 0;
+  std::vector<std::uint64_t> moe_expert_tokens;
 
   [[nodiscard]] std::uint64_t num_finished() const {
     return num_finished_stop + num_finished_length + num_cancelled + num_failed;

@@ -50,6 +50,22 @@ void engine_core_base::record_executor_time(const executor_step_figures& figures
   if (figures.replayed_graph) ++totals_.num_graph_steps;
 }
 
+void engine_core_base::record_expert_load(std::span<const std::int32_t> load,
+                                          std::int32_t num_experts) {
+  if (load.empty() || num_experts <= 0) return;
+  std::vector<std::uint64_t>& totals = totals_.moe_expert_tokens;
+  if (totals.size() != load.size()) {
+    totals.assign(load.size(), 0);
+    last_expert_load_.assign(load.size(), 0);
+    totals_.moe_num_experts = static_cast<std::uint32_t>(num_experts);
+  }
+  for (std::size_t i = 0; i < load.size(); ++i) {
+    const auto now = static_cast<std::uint32_t>(load[i]);
+    totals[i] += static_cast<std::uint32_t>(now - last_expert_load_[i]);  // modulo 2^32
+    last_expert_load_[i] = now;
+  }
+}
+
 std::vector<request_id> engine_core_base::live_requests() const {
   std::vector<request_id> ids;
   ids.reserve(requests_.size());

@@ -77,6 +77,9 @@ class engine_core_base {
   [[nodiscard]] std::uint64_t num_blocks_held() const;
   // The executor's time, as the actor layer measures it (engine_stats.executor_*).
   void record_executor_time(const executor_step_figures& figures);
+  // A step's expert_load snapshot (collected_step): the counters' growth since the last one
+  // is added to the stats' per-expert totals (the device's u32 counters may wrap).
+  void record_expert_load(std::span<const std::int32_t> load, std::int32_t num_experts);
   // The request ids of every live request (for shutdown and sink death).
   [[nodiscard]] std::vector<request_id> live_requests() const;
 
@@ -144,6 +147,7 @@ class engine_core_base {
   };
   moment at_;
   engine_stats totals_;
+  std::vector<std::uint32_t> last_expert_load_;
 };
 
 template <class Sink>

@@ -41,6 +41,10 @@ model_forward::model_forward(kernels::backend& backend, model_config config, mod
   if (config_.moe.enabled()) {
     expert_load_ = backend_.allocate(dtype::i32, {config_.num_layers, config_.moe.num_experts});
     backend_.fill_zero(expert_load_.view());
+    for (auto& copy : expert_load_host_) {
+      copy = backend_.allocate_host(expert_load_.view().num_bytes());
+      std::fill_n(static_cast<std::int32_t*>(copy.get()), expert_load_.view().numel(), 0);
+    }
   }
 }
 
@@ -71,12 +75,28 @@ void model_forward::enqueue(const forward_batch& batch, paged_kv_cache& cache) {
                          graphs_->covers(cache, meta);
   if (last_replayed_graph_) {
     last_logits_ = graphs_->enqueue(meta, batch);
-    return;
+  } else {
+    const step_shape shape =
+        shape_of(meta, std::max<std::int64_t>(meta.max_blocks_per_sequence, 1));
+    workspace_.reserve(shape);
+    send_inputs(meta, shape, batch);
+    enqueue_packed(shape, bounds_of(meta), cache);
   }
-  const step_shape shape = shape_of(meta, std::max<std::int64_t>(meta.max_blocks_per_sequence, 1));
-  workspace_.reserve(shape);
-  send_inputs(meta, shape, batch);
-  enqueue_packed(shape, bounds_of(meta), cache);
+  copy_expert_load();
+}
+
+// Enqueued after each forward (outside any graph): a few KB, so metrics read the experts'
+// load with the step's results instead of waiting for the device.
+void model_forward::copy_expert_load() {
+  if (expert_load_.empty()) return;
+  last_expert_load_slot_ = (last_expert_load_slot_ + 1) % k_staging_slots;
+  backend_.copy_to_host_async(expert_load_host_[last_expert_load_slot_].get(), expert_load_.view());
+}
+
+std::span<const std::int32_t> model_forward::expert_load_copy(std::size_t slot) const {
+  if (expert_load_.empty() || slot >= k_staging_slots) return {};
+  return {static_cast<const std::int32_t*>(expert_load_host_[slot].get()),
+          static_cast<std::size_t>(expert_load_.view().numel())};
 }
 
 step_views model_forward::send_inputs(const batch_metadata& meta, const step_shape& shape,

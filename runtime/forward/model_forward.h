@@ -66,8 +66,13 @@ class model_forward {
   [[nodiscard]] kernels::backend& backend() const { return backend_; }
   [[nodiscard]] forward_workspace& workspace() { return workspace_; }
   // Tokens routed to each expert so far, [num_layers, num_experts] row-major, dense layers'
-  // rows 0 (empty for a dense model). Waits for the backend.
+  // rows 0 (empty for a dense model), as u32 counters that wrap. Waits for the backend.
   [[nodiscard]] std::vector<std::int32_t> expert_load();
+  // The same, as copied to the host after the forward of the enqueue that returned slot
+  // `slot` (last_expert_load_slot()): valid once that step's work has run, until the enqueue
+  // after next (two copies alternate, as the staging slots do). Empty for a dense model.
+  [[nodiscard]] std::span<const std::int32_t> expert_load_copy(std::size_t slot) const;
+  [[nodiscard]] std::size_t last_expert_load_slot() const { return last_expert_load_slot_; }
 
   // Enqueues the forward of `batch`; its last rows' logits stay on the backend
   // (last_logits()). The cache's layout must match the model (layers, kv heads, head_dim);
@@ -121,6 +126,9 @@ class model_forward {
   forward_workspace workspace_;
   // Tokens each expert of each sparse layer has run, [layers, E] i32 (MoE models only).
   kernels::buffer expert_load_;
+  std::array<std::shared_ptr<void>, k_staging_slots> expert_load_host_;
+  std::size_t last_expert_load_slot_ = 0;
+  void copy_expert_load();
   std::unique_ptr<decode_graphs> graphs_;
   kernels::tensor last_logits_;
   kernels::tensor last_trailer_;

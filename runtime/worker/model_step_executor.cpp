@@ -69,6 +69,7 @@ void model_step_executor::submit(const step_plan& plan,
     } else {
       run_on_host(plan, members, f);
     }
+    f.expert_load_slot = forward_->last_expert_load_slot();
   } catch (const std::exception& e) {
     drop(f.members);
     f.failure = "step " + std::to_string(plan.step) + " failed: " + e.what();
@@ -113,6 +114,11 @@ collected_step model_step_executor::collect() {
     if (!c.output) drop(f.members);
   } else {
     c.output = host_output(f);
+  }
+  if (c.output) {
+    const std::span<const std::int32_t> load = forward_->expert_load_copy(f.expert_load_slot);
+    c.expert_load.assign(load.begin(), load.end());
+    c.num_experts = static_cast<std::int32_t>(forward_->config().moe.num_experts);
   }
   c.host_s = f.host_s + seconds_since(start) - waited_s;
   return c;

@@ -130,6 +130,7 @@ struct in_flight_step {
   bool on_device = false;  // its samples are still on the device
   bool replayed_graph = false;
   std::optional<std::uint64_t> previous_device_step;  // ran just before it on the stream
+  std::size_t expert_load_slot = 0;  // model_forward::expert_load_copy of its forward
   double host_s = 0.0;
 };
 

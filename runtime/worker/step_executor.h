@@ -64,6 +64,10 @@ struct collected_step {
   std::optional<double> device_busy_s;         // nullopt: no device clock (CPU)
   std::optional<double> device_idle_before_s;  // since the previous step ended on the device
   bool replayed_graph = false;
+  // MoE models: tokens each expert has run so far, [layers, experts] u32 counters that wrap
+  // (model_forward::expert_load), as of this step; empty for a dense model.
+  std::vector<std::int32_t> expert_load;
+  std::int32_t num_experts = 0;  // per layer: expert_load's row width
 };
 
 class step_executor {

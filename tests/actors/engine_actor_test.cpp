@@ -273,6 +273,29 @@ TEST(engine_actor, every_golden_model_streams_the_hf_greedy_tokens_for_concurren
   }
 }
 
+// The experts' load reaches the stats: every token forwarded (the prompt, then each
+// generated token but the last) runs top_k experts in every sparse layer.
+TEST(engine_actor, a_moe_models_stats_count_each_forwarded_tokens_experts_per_layer) {
+  engine_config config;
+  config.model_dir = (testing::goldens_dir() / "models" / "tiny-qwen3-moe").string();
+  config.sched.max_model_len = 256;
+  test_engine engine(config);
+  ASSERT_TRUE(engine.ok()) << engine.spawn_error();
+  const auto prompt = read_golden(config.model_dir).at(1).ids;
+  probe p = engine.make_probe();
+  engine.submit_ok(greedy_request(prompt, 9), p.sink);
+  ASSERT_TRUE(wait(p.final_seen));
+  const engine_stats s = engine.stats_when_idle();
+  constexpr std::uint64_t layers = 2, experts = 8, top_k = 2;
+  ASSERT_EQ(s.moe_num_experts, experts);
+  ASSERT_EQ(s.moe_expert_tokens.size(), layers * experts);
+  for (std::uint64_t layer = 0; layer < layers; ++layer) {
+    std::uint64_t routed = 0;
+    for (std::uint64_t e = 0; e < experts; ++e) routed += s.moe_expert_tokens[layer * experts + e];
+    EXPECT_EQ(routed, (prompt.size() + 9 - 1) * top_k) << "layer " << layer;
+  }
+}
+
 TEST(engine_actor, cancel_after_the_first_chunk_ends_with_cancelled_and_returns_every_block) {
   test_engine engine(demo_config(1024));
   ASSERT_TRUE(engine.ok()) << engine.spawn_error();

@@ -169,6 +169,15 @@ TEST(ServerMetrics, EscapesTheModelName) {
   EXPECT_THAT(text, HasSubstr("pagedserve:num_requests_running{model_name=\"a\\\"b\\\\c\\nd\"} 0"));
 }
 
+// Three layers of four experts: layer 0 dense (no row rendered), layer 1 routed 10, 30, 0, 0
+// (mean 10: ratios 1, 3, 0, 0), layer 2 evenly (ratios 1).
+engine_stats moe_stats() {
+  engine_stats s = some_stats();
+  s.moe_num_experts = 4;
+  s.moe_expert_tokens = {0, 0, 0, 0, 10, 30, 0, 0, 5, 5, 5, 5};
+  return s;
+}
+
 // Runs promtool check metrics on the text; returns its exit status and output.
 std::pair<int, std::string> promtool_check(const std::string& text) {
   testing::temp_file file("metrics.txt", text);
@@ -189,7 +198,7 @@ TEST(ServerMetrics, PromtoolAcceptsTheText) {
   m.observe_time_to_first_token(0.2);
   m.observe_inter_token_latency(0.01);
   m.count_http_response(200);
-  const auto [code, output] = promtool_check(m.render(some_stats(), "meta-llama/Llama-3.2-1B"));
+  const auto [code, output] = promtool_check(m.render(moe_stats(), "meta-llama/Llama-3.2-1B"));
   ASSERT_TRUE(code == 0 || code == 3) << "promtool exit " << code << ":\n" << output;
   for (const std::string& line : lines_of(output)) {
     const bool colon = line.ends_with("metric names should not contain ':'");
@@ -198,6 +207,28 @@ TEST(ServerMetrics, PromtoolAcceptsTheText) {
         "pagedserve:iteration_tokens_total non-counter metrics should not have \"_total\" suffix";
     EXPECT_TRUE(colon || iteration_total) << "promtool: " << line;
   }
+}
+
+TEST(ServerMetrics, ExpertLoadPerSparseLayerAndItsRatioHistogram) {
+  const std::string text = server_metrics{}.render(moe_stats(), "m");
+  const auto tokens = samples(text, "pagedserve:moe_expert_tokens_total{");
+  EXPECT_EQ(tokens.size(), 8U);  // layers 1 and 2 only
+  const std::string t = "pagedserve:moe_expert_tokens_total{model_name=\"m\",";
+  EXPECT_EQ(tokens.at(t + "layer=\"1\",expert=\"1\"}"), "30");
+  EXPECT_EQ(tokens.at(t + "layer=\"2\",expert=\"3\"}"), "5");
+  EXPECT_EQ(tokens.count(t + "layer=\"0\",expert=\"0\"}"), 0U);
+  const auto ratio = samples(text, "pagedserve:moe_expert_load_ratio");
+  const std::string b = "pagedserve:moe_expert_load_ratio_bucket{model_name=\"m\",le=";
+  EXPECT_EQ(ratio.at(b + "\"0\"}"), "2");  // the two idle experts
+  EXPECT_EQ(ratio.at(b + "\"0.75\"}"), "2");
+  EXPECT_EQ(ratio.at(b + "\"1\"}"), "7");  // + five at their fair share
+  EXPECT_EQ(ratio.at(b + "\"2\"}"), "7");
+  EXPECT_EQ(ratio.at(b + "\"4\"}"), "8");  // + the one at three times it
+  EXPECT_EQ(ratio.at(b + "\"+Inf\"}"), "8");
+  EXPECT_EQ(ratio.at("pagedserve:moe_expert_load_ratio_sum{model_name=\"m\"}"), "8");
+  EXPECT_EQ(ratio.at("pagedserve:moe_expert_load_ratio_count{model_name=\"m\"}"), "8");
+  // A dense model has neither family.
+  EXPECT_THAT(server_metrics{}.render(some_stats(), "m"), ::testing::Not(HasSubstr("moe_expert")));
 }
 
 std::vector<replica_info> two_replicas() {
