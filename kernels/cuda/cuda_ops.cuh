@@ -26,11 +26,13 @@ void add(const add_params& p, cudaStream_t stream);
 // One launch of a thread per pair; none when there are no pairs.
 void scatter_tokens(const scatter_tokens_params& p, cudaStream_t stream);
 
-// The mixture-of-experts ops (kernels/moe_ops.h): moe_route_op.cu, fused_moe_op.cu (dense
-// experts in the compute type; scratch as moe_layout.h lays it out) and elementwise_op.cu.
+// The mixture-of-experts ops (kernels/moe_ops.h): moe_route_op.cu, fused_moe_op.cu (scratch
+// as moe_layout.h lays it out) and elementwise_op.cu. fused_moe takes dense stacks in the
+// compute type and quantized ones for which fused_moe_reads (host layout, no act-order).
 void moe_route(const moe_route_params& p, cudaStream_t stream);
 void fused_moe(const fused_moe_params& p, cudaStream_t stream);
 [[nodiscard]] std::int64_t fused_moe_scratch_bytes(const fused_moe_shape& shape);
+[[nodiscard]] bool fused_moe_reads(const quantized_weight& stack);
 void sigmoid_gated_add(const sigmoid_gated_add_params& p, cudaStream_t stream);
 
 // out[r, c] += bias[c]: the epilogue of linear (whose GEMM is device_runtime::gemm).

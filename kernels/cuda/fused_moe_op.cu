@@ -6,8 +6,8 @@
 //      atomics, so a call's results are the same bits every time)
 // Every launch's geometry comes from tensor shapes alone (the grids cover the host-side bound
 // of moe_layout.h; blocks past the device-side total exit), nothing is read back and nothing
-// allocated: the ops capture into CUDA graphs. Dense experts only, in the compute type;
-// quantized stacks are dequantized at load (cuda_backend.cpp refuses to upload them).
+// allocated: the ops capture into CUDA graphs. Experts are dense in the compute type, or
+// int4 / int8 / fp8 stacks in the host layout (moe_expert_operand.cuh).
 
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +18,7 @@
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/moe_align.cuh"
 #include "kernels/cuda/moe_expert_gemm.cuh"
+#include "kernels/cuda/moe_expert_operand.cuh"
 #include "kernels/cuda/moe_layout.h"
 
 namespace pagedserve::kernels::cuda {
@@ -39,21 +40,13 @@ __global__ void moe_combine_kernel(T* out, const float* y, const float* weights,
   }
 }
 
-void check_stack(const expert_weights& w, dtype type, std::int64_t experts, std::int64_t out,
-                 std::int64_t in) {
-  KERNEL_CHECK("fused_moe", !w.is_quantized() && w.num_experts == experts);
-  KERNEL_CHECK("fused_moe", w.dense.type == type && w.dense.rank == 3);
-  KERNEL_CHECK("fused_moe",
-               w.dense.dim(0) == experts && w.dense.dim(1) == out && w.dense.dim(2) == in);
-}
-
 template <class T>
-void run(const fused_moe_params& p, const moe_scratch_layout& l, cudaStream_t stream) {
+void run(const fused_moe_params& p, int inter, const moe_scratch_layout& l, cudaStream_t stream) {
   const int n = static_cast<int>(p.x.dim(0));
   const int hidden = static_cast<int>(p.x.dim(1));
   const int top_k = static_cast<int>(p.topk_ids.dim(1));
   const int experts = static_cast<int>(p.gate.num_experts);
-  const int inter = static_cast<int>(p.gate.dense.dim(1));
+  const dtype type = p.x.type;
   auto* base = p.scratch.as<std::uint8_t>();
   auto* offsets = reinterpret_cast<std::int32_t*>(base + l.offsets);
   auto* sorted_rows = reinterpret_cast<std::int32_t*>(base + l.sorted_rows);
@@ -72,8 +65,8 @@ void run(const fused_moe_params& p, const moe_scratch_layout& l, cudaStream_t st
   };
   const expert_gemm_args<T, T> gate_up{h,
                                        p.x.as<const T>(),
-                                       p.gate.dense.as<const T>(),
-                                       p.up.dense.as<const T>(),
+                                       expert_operand_of<T>(p.gate, type, experts, inter, hidden),
+                                       expert_operand_of<T>(p.up, type, experts, inter, hidden),
                                        sorted_rows,
                                        block_expert,
                                        top_k,
@@ -82,7 +75,9 @@ void run(const fused_moe_params& p, const moe_scratch_layout& l, cudaStream_t st
   launch_kernel(moe_expert_gemm_kernel<T, T, true>, dim3(tiles(inter), blocks_m),
                 dim3(gemm_threads), 0, stream, gate_up);
   const expert_gemm_args<float, T> down{
-      y, h, p.down.dense.as<const T>(), nullptr, sorted_rows, block_expert, 1, hidden, inter};
+      y,  h,           expert_operand_of<T>(p.down, type, experts, hidden, inter),
+      {}, sorted_rows, block_expert,
+      1,  hidden,      inter};
   launch_kernel(moe_expert_gemm_kernel<float, T, false>, dim3(tiles(hidden), blocks_m),
                 dim3(gemm_threads), 0, stream, down);
   launch_kernel(moe_combine_kernel<T>, dim3(static_cast<unsigned int>(n)), dim3(combine_threads), 0,
@@ -95,6 +90,8 @@ void run(const fused_moe_params& p, const moe_scratch_layout& l, cudaStream_t st
 std::int64_t fused_moe_scratch_bytes(const fused_moe_shape& shape) {
   return moe_layout_of(shape).total;
 }
+
+bool fused_moe_reads(const quantized_weight& stack) { return moe_reads_quantized(stack); }
 
 void fused_moe(const fused_moe_params& p, cudaStream_t stream) {
   const char* what = "fused_moe";
@@ -109,16 +106,18 @@ void fused_moe(const fused_moe_params& p, cudaStream_t stream) {
   KERNEL_CHECK(what, p.topk_weights.numel() == n * k);
   const std::int64_t experts = p.gate.num_experts;
   KERNEL_CHECK(what, experts >= 1 && experts <= 4096);  // the align step's shared memory
-  const std::int64_t inter = p.gate.dense.rank == 3 ? p.gate.dense.dim(1) : 0;
-  check_stack(p.gate, type, experts, inter, hidden);
-  check_stack(p.up, type, experts, inter, hidden);
-  check_stack(p.down, type, experts, hidden, inter);
+  // The stacks' shapes are checked where they become operands (moe_expert_operand.cuh).
+  const std::int64_t inter = p.gate.is_quantized()
+                                 ? p.gate.quantized.out_features
+                                 : (p.gate.dense.rank == 3 ? p.gate.dense.dim(1) : 0);
+  KERNEL_CHECK(what, inter > 0);
   const moe_scratch_layout l = moe_layout_of({n, k, experts, hidden, inter});
   KERNEL_CHECK(what, static_cast<std::int64_t>(p.scratch.num_bytes()) >= l.total);
   KERNEL_CHECK(what, l.max_slots < (std::int64_t{1} << 31) && l.max_blocks <= 65535);
   if (n == 0) return;
-  dispatch_float_type(what, type,
-                      [&](auto tag) { run<typename decltype(tag)::type>(p, l, stream); });
+  dispatch_float_type(what, type, [&](auto tag) {
+    run<typename decltype(tag)::type>(p, static_cast<int>(inter), l, stream);
+  });
 }
 
 }  // namespace pagedserve::kernels::cuda

@@ -6,6 +6,8 @@
 //   gated (gate and up):  out[r, c] = silu(a[r / top_k] . Wg_e[c]) * (a[r / top_k] . Wu_e[c])
 //   plain (down):         out[r, c] = a[r] . W_e[c]
 //
+// W_e is dense or quantized (moe_expert_operand.cuh, dequantized to fp32 as it is staged).
+//
 // A simple tiled SIMT kernel (fp32 FMAs, no tensor cores yet): tiles of a and W staged in
 // shared memory as fp32, each thread accumulating moe_block_m * gemm_bn / threads outputs of
 // one column over k in order. A routed row's results therefore do not depend on its slot or
@@ -16,6 +18,7 @@
 
 #include "kernels/cuda/element.cuh"
 #include "kernels/cuda/launch.cuh"
+#include "kernels/cuda/moe_expert_operand.cuh"
 #include "kernels/cuda/moe_layout.h"
 
 namespace pagedserve::kernels::cuda {
@@ -30,10 +33,10 @@ static_assert(gemm_threads % gemm_bn == 0 &&
 
 template <class TA, class TW>
 struct expert_gemm_args {
-  float* out;    // f32 [rows, n], at routed rows
-  const TA* a;   // [rows / a_row_divisor, k]
-  const TW* w0;  // [E, n, k]: the gate (gated) or the only weight
-  const TW* w1;  // [E, n, k]: the up projection (gated only)
+  float* out;             // f32 [rows, n], at routed rows
+  const TA* a;            // [rows / a_row_divisor, k]
+  expert_operand<TW> w0;  // [E, n, k]: the gate (gated) or the only weight
+  expert_operand<TW> w1;  // [E, n, k]: the up projection (gated only)
   const std::int32_t* sorted_rows;
   const std::int32_t* block_expert;
   int a_row_divisor;  // top_k: a is x, one row per token; 1: a is h, one row per routed row
@@ -51,7 +54,6 @@ __global__ void __launch_bounds__(gemm_threads) moe_expert_gemm_kernel(expert_ge
   const int tid = static_cast<int>(threadIdx.x);
   const int n0 = static_cast<int>(blockIdx.x) * gemm_bn;
   if (tid < gemm_bm) rows[tid] = p.sorted_rows[blockIdx.y * gemm_bm + tid];
-  const std::int64_t w_offset = static_cast<std::int64_t>(expert) * p.n * p.k;
   const int col = tid % gemm_bn;
   const int row0 = tid / gemm_bn * gemm_rows_per_thread;
   float acc0[gemm_rows_per_thread] = {};
@@ -71,9 +73,10 @@ __global__ void __launch_bounds__(gemm_threads) moe_expert_gemm_kernel(expert_ge
       const int c = n0 + i / gemm_bk;
       const int kk = k0 + i % gemm_bk;
       const bool inside = c < p.n && kk < p.k;
-      const std::int64_t at = w_offset + static_cast<std::int64_t>(c) * p.k + kk;
-      w_tile[0][i / gemm_bk][i % gemm_bk] = inside ? to_float(p.w0[at]) : 0.0F;
-      if constexpr (gated) w_tile[1][i / gemm_bk][i % gemm_bk] = inside ? to_float(p.w1[at]) : 0.0F;
+      w_tile[0][i / gemm_bk][i % gemm_bk] = inside ? expert_weight_at(p.w0, expert, c, kk) : 0.0F;
+      if constexpr (gated) {
+        w_tile[1][i / gemm_bk][i % gemm_bk] = inside ? expert_weight_at(p.w1, expert, c, kk) : 0.0F;
+      }
     }
     __syncthreads();
     for (int kk = 0; kk < gemm_bk; ++kk) {
