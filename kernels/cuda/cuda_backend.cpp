@@ -127,6 +127,26 @@ class cuda_backend final : public backend {
   void add(const add_params& p) override { cuda::add(p, stream_); }
   void scatter_tokens(const scatter_tokens_params& p) override { cuda::scatter_tokens(p, stream_); }
 
+  // Mixture of experts (fused_moe_op.cu). Quantized stacks stay in the host layout, which the
+  // grouped GEMM dequantizes as it reads; others (act-order, fp32 compute) are refused, and
+  // the loader dequantizes them to the compute type.
+  [[nodiscard]] bool runs_moe() const override { return true; }
+  void moe_route(const moe_route_params& p) override { cuda::moe_route(p, stream_); }
+  void fused_moe(const fused_moe_params& p) override { cuda::fused_moe(p, stream_); }
+  void sigmoid_gated_add(const sigmoid_gated_add_params& p) override {
+    cuda::sigmoid_gated_add(p, stream_);
+  }
+  [[nodiscard]] std::int64_t fused_moe_scratch_bytes(const fused_moe_shape& shape) const override {
+    return cuda::fused_moe_scratch_bytes(shape);
+  }
+  [[nodiscard]] std::optional<expert_weights> upload_quantized_experts(
+      const expert_weights& host, std::vector<buffer>& storage) override {
+    if (!computes_with(host.quantized.format) || !cuda::fused_moe_reads(host.quantized)) {
+      return std::nullopt;
+    }
+    return backend::upload_quantized_experts(host, storage);
+  }
+
   void synchronize() override { runtime_->synchronize(); }
 
   [[nodiscard]] std::unique_ptr<stream_marker> make_marker() override {

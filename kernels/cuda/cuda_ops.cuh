@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/moe_ops.h"
 #include "kernels/ops.h"
 
 namespace pagedserve::kernels::cuda {
@@ -24,6 +25,15 @@ void silu_mul(const silu_mul_params& p, cudaStream_t stream);
 void add(const add_params& p, cudaStream_t stream);
 // One launch of a thread per pair; none when there are no pairs.
 void scatter_tokens(const scatter_tokens_params& p, cudaStream_t stream);
+
+// The mixture-of-experts ops (kernels/moe_ops.h): moe_route_op.cu, fused_moe_op.cu (scratch
+// as moe_layout.h lays it out) and elementwise_op.cu. fused_moe takes dense stacks in the
+// compute type and quantized ones for which fused_moe_reads (host layout, no act-order).
+void moe_route(const moe_route_params& p, cudaStream_t stream);
+void fused_moe(const fused_moe_params& p, cudaStream_t stream);
+[[nodiscard]] std::int64_t fused_moe_scratch_bytes(const fused_moe_shape& shape);
+[[nodiscard]] bool fused_moe_reads(const quantized_weight& stack);
+void sigmoid_gated_add(const sigmoid_gated_add_params& p, cudaStream_t stream);
 
 // out[r, c] += bias[c]: the epilogue of linear (whose GEMM is device_runtime::gemm).
 void bias_add(const tensor& out, const tensor& bias, cudaStream_t stream);

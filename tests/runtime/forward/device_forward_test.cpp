@@ -36,8 +36,13 @@ using pagedserve::testing::device_backend;
   if (backend_for_##model == nullptr) GTEST_SKIP() << "no CUDA device: " << why; \
   golden_model model = golden_model::load(name, std::move(backend_for_##model))
 
-const auto all_models =
+const auto dense_models =
     ::testing::Values("tiny-llama", "tiny-llama-bf16", "tiny-qwen2", "tiny-qwen3");
+// The MoE models run the CUDA backend's moe_route, fused_moe and (tiny-qwen2-moe, a gated
+// shared expert) sigmoid_gated_add.
+const auto all_models =
+    ::testing::Values("tiny-llama", "tiny-llama-bf16", "tiny-qwen2", "tiny-qwen3", "tiny-qwen3-moe",
+                      "tiny-mixtral", "tiny-qwen2-moe");
 
 class device_golden_f32 : public ::testing::TestWithParam<std::string> {};
 
@@ -134,9 +139,20 @@ std::string model_and_type_name(
 }
 
 INSTANTIATE_TEST_SUITE_P(models, device_golden_16bit,
-                         ::testing::Combine(all_models, ::testing::Values(kernels::dtype::bf16,
-                                                                          kernels::dtype::f16)),
+                         ::testing::Combine(dense_models, ::testing::Values(kernels::dtype::bf16,
+                                                                            kernels::dtype::f16)),
                          model_and_type_name);
+// Not tiny-qwen3-moe in bf16: bf16's rounding of the router's input flips a near-tied expert
+// choice at two prompt positions (a logit error of 0.5-0.8 there, 0.02 everywhere else), past
+// the prompt-logit bound above. Routing is discrete; fp32 and f16 runs of it match.
+INSTANTIATE_TEST_SUITE_P(
+    moe_models, device_golden_16bit,
+    ::testing::Values(std::make_tuple(std::string("tiny-qwen3-moe"), kernels::dtype::f16),
+                      std::make_tuple(std::string("tiny-mixtral"), kernels::dtype::bf16),
+                      std::make_tuple(std::string("tiny-mixtral"), kernels::dtype::f16),
+                      std::make_tuple(std::string("tiny-qwen2-moe"), kernels::dtype::bf16),
+                      std::make_tuple(std::string("tiny-qwen2-moe"), kernels::dtype::f16)),
+    model_and_type_name);
 
 // The same decode steps through graphs and eagerly, on two copies of the model and cache:
 // the logits agree (graphs pad the batch and fix the split count, so fp32 rounding may
