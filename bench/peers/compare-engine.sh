@@ -12,7 +12,8 @@ usage: bash bench/peers/compare-engine.sh [--weights DIR | --shape "MAKE-WEIGHTS
            [--llama-args "EXTRA FLAGS"] [--only prefill,decode,batch] [--out DIR]
 
   --weights DIR        a folder made by make-weights.mjs; --shape FLAGS makes (or reuses) one
-                       with those flags (neither: the default 156M shape)
+                       with those flags (neither: the default 156M Llama shape; the Qwen3-MoE
+                       shape: --shape "--arch qwen3_moe", 489M parameters, 137M active)
   --rounds N           interleaved rounds; the table shows medians (default 3)
   --threads N          llama.cpp -t/-tb N, pagedserve OMP_NUM_THREADS=N (default 2)
   --llama-kv TYPE      llama.cpp KV cache type, -ctk/-ctv (default f16, llama.cpp's default;
@@ -78,6 +79,7 @@ OUT=${OUT:-build-peers/results/engine-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/raw"
 RESULTS="$OUT/results.jsonl"
 : > "$RESULTS"
+cp "$HF_DIR/config.json" "$OUT/config.json"  # the shape the figures are of
 VOCAB=$(json_get "$HF_DIR/config.json" 'j.vocab_size')
 IFS=, read -r -a BATCHES <<< "$BATCH_SIZES"
 
@@ -110,7 +112,7 @@ ll_bench() {  # ll_bench NAME ROUND ARGS...: llama-bench -o jsonl; prints the pa
     echo "$f"
 }
 
-log "weights: $WEIGHTS; $ROUNDS round(s); $THREADS threads; llama.cpp KV $LLAMA_KV; results in $OUT"
+log "weights: $WEIGHTS ($(describe_weights)); $ROUNDS round(s); $THREADS threads; llama.cpp KV $LLAMA_KV; results in $OUT"
 for ((r = 1; r <= ROUNDS; r++)); do
     if want prefill; then
         f=$(ps_bench prefill "$r" 1)

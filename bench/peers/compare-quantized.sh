@@ -6,17 +6,28 @@
 # fp32 lm_head, as AutoAWQ writes it); llama.cpp: llama-quantize's Q4_0 and Q8_0 of the f32
 # GGUF. Ours also runs GPTQ int4 with int8 activations (gptq-int4-a8: cpu_activation_dtype
 # int8, llama.cpp's own numerics). Prints medians and the ratios the quantization work is
-# judged by.
+# judged by. The weights may be any make-weights.mjs folder, the Qwen3-MoE shape included
+# (`pagedserve quantize` quantizes every expert and keeps the routers dense; llama-quantize
+# quantizes the stacked ffn_*_exps tensors); --ours / --theirs pick configurations.
 set -euo pipefail
 
 usage() {
     cat <<'EOF2'
 usage: bash bench/peers/compare-quantized.sh [--weights DIR | --shape "MAKE-WEIGHTS FLAGS"]
            [--rounds 2] [--threads 2] [--decode-len 128] [--batch-sizes 16]
-           [--batch-prompt-len 128] [--batch-output-len 128] [--out DIR]
+           [--batch-prompt-len 128] [--batch-output-len 128] [--ours LIST] [--theirs LIST]
+           [--out DIR]
+
+  --weights DIR   a folder made by make-weights.mjs (llama or --arch qwen3_moe); --shape FLAGS
+                  makes (or reuses) one with those flags (neither: the default 156M Llama shape)
+  --ours LIST     pagedserve configurations (default fp32,gptq-int4,gptq-int4-a8,awq-int4,fp8)
+  --theirs LIST   llama.cpp types (default f32,q4_0,q8_0)
+                  int4 against Q4_0 only: --ours fp32,gptq-int4,gptq-int4-a8 --theirs f32,q4_0
 Needs: bench/peers/setup-llama-cpp.sh run once (llama-bench, llama-batched-bench,
 llama-quantize), the project built in build/. Figures as compare-engine.sh defines them
 (decode b1: DECODE_LEN forwards of one token; batch B: output tok/s with prefill).
+Quantized copies are made once per weights folder: WEIGHTS/quantized/<config>/ (ours) and
+WEIGHTS/model-<type>.gguf (llama-quantize).
 EOF2
 }
 
@@ -26,6 +37,7 @@ source bench/peers/lib.sh
 
 WEIGHTS=${WEIGHTS:-}; SHAPE=${SHAPE:-}
 ROUNDS=2; THREADS=2; DECODE_LEN=128; BATCH_SIZES=16; BATCH_PROMPT_LEN=128; BATCH_OUTPUT_LEN=128
+OURS_LIST=fp32,gptq-int4,gptq-int4-a8,awq-int4,fp8; THEIRS_LIST=f32,q4_0,q8_0
 OUT=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -37,6 +49,8 @@ while [[ $# -gt 0 ]]; do
         --batch-sizes) BATCH_SIZES="$2"; shift 2 ;;
         --batch-prompt-len) BATCH_PROMPT_LEN="$2"; shift 2 ;;
         --batch-output-len) BATCH_OUTPUT_LEN="$2"; shift 2 ;;
+        --ours) OURS_LIST="$2"; shift 2 ;;
+        --theirs) THEIRS_LIST="$2"; shift 2 ;;
         --out) OUT="$2"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
@@ -52,6 +66,7 @@ OUT=${OUT:-build-peers/results/quantized-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/raw"
 RESULTS="$OUT/results.jsonl"
 : > "$RESULTS"
+cp "$HF_DIR/config.json" "$OUT/config.json"  # the shape the figures are of
 VOCAB=$(json_get "$HF_DIR/config.json" 'j.vocab_size')
 IFS=, read -r -a BATCHES <<< "$BATCH_SIZES"
 
@@ -69,19 +84,27 @@ make_gguf() {  # make_gguf TYPE
     nice -n 19 "$LLAMA_QUANTIZE" "$GGUF" "$f" "$1" > "$OUT/raw/llama-quantize-$1.log" 2>&1 \
         || die "llama-quantize $1 failed; see $OUT/raw/llama-quantize-$1.log"
 }
-make_ours gptq-int4 --method gptq --bits 4 --group-size 128 --sym --lm-head
-make_ours awq-int4 --method awq --group-size 128
-make_ours fp8 --method fp8-dynamic --lm-head
-make_gguf q4_0
-make_gguf q8_0
-
 declare -A OURS=([fp32]="$HF_DIR" [gptq-int4]="$QDIR/gptq-int4" [gptq-int4-a8]="$QDIR/gptq-int4"
                  [awq-int4]="$QDIR/awq-int4" [fp8]="$QDIR/fp8")
 # gptq-int4-a8: the same folder with int8 activations (cpu_activation_dtype int8: llama.cpp's
 # Q4_0 x Q8_0 numerics where the processor has AVX512-VNNI).
 declare -A OURS_FLAGS=([gptq-int4-a8]="--cpu-activation-dtype int8")
-CONFIGS=(fp32 gptq-int4 gptq-int4-a8 awq-int4 fp8)
 declare -A THEIRS=([f32]="$GGUF" [q4_0]="$WEIGHTS/model-q4_0.gguf" [q8_0]="$WEIGHTS/model-q8_0.gguf")
+IFS=, read -r -a CONFIGS <<< "$OURS_LIST"
+IFS=, read -r -a TYPES <<< "$THEIRS_LIST"
+for c in "${CONFIGS[@]}"; do [[ -n "${OURS[$c]:-}" ]] || die "--ours: unknown configuration '$c' (${!OURS[*]})"; done
+for t in "${TYPES[@]}"; do [[ -n "${THEIRS[$t]:-}" ]] || die "--theirs: unknown type '$t' (${!THEIRS[*]})"; done
+uses() {  # uses NAME LIST...: is NAME in LIST
+    local x n=$1; shift
+    for x in "$@"; do [[ $x == "$n" ]] && return 0; done
+    return 1
+}
+if uses gptq-int4 "${CONFIGS[@]}" || uses gptq-int4-a8 "${CONFIGS[@]}"; then
+    make_ours gptq-int4 --method gptq --bits 4 --group-size 128 --sym --lm-head
+fi
+if uses awq-int4 "${CONFIGS[@]}"; then make_ours awq-int4 --method awq --group-size 128; fi
+if uses fp8 "${CONFIGS[@]}"; then make_ours fp8 --method fp8-dynamic --lm-head; fi
+for t in "${TYPES[@]}"; do [[ $t == f32 ]] || make_gguf "$t"; done
 
 workload() { node "$PEERS_DIR/report.mjs" workload "$1" "$2" "$3" "$4" "$5" "$VOCAB"; }
 workload "$OUT/decode.jsonl" 1 1 "$DECODE_LEN" 2
@@ -115,17 +138,17 @@ theirs_batch() {  # theirs_batch TYPE B ROUND -> output tok/s (prefill included)
     json_get "$g" 'j.pl * j.tg / j.t'
 }
 
-log "weights: $WEIGHTS; $ROUNDS round(s); $THREADS threads; results in $OUT"
+log "weights: $WEIGHTS ($(describe_weights)); $ROUNDS round(s); $THREADS threads; results in $OUT"
 for ((r = 1; r <= ROUNDS; r++)); do
     for c in "${CONFIGS[@]}"; do
         record "decode b1" "pagedserve $c" "$r" "$(json_get "$(ours "$c" decode "$r" 1)" "$DECODE_LEN / j.engine.wall_s")"
     done
-    for t in f32 q4_0 q8_0; do record "decode b1" "llama.cpp $t" "$r" "$(theirs_decode "$t" "$r")"; done
+    for t in "${TYPES[@]}"; do record "decode b1" "llama.cpp $t" "$r" "$(theirs_decode "$t" "$r")"; done
     for b in "${BATCHES[@]}"; do
         for c in "${CONFIGS[@]}"; do
             record "batch $b" "pagedserve $c" "$r" "$(json_get "$(ours "$c" "batch$b" "$r" "$b")" 'j.engine.output_tokens_per_s')"
         done
-        for t in f32 q4_0 q8_0; do record "batch $b" "llama.cpp $t" "$r" "$(theirs_batch "$t" "$b" "$r")"; done
+        for t in "${TYPES[@]}"; do record "batch $b" "llama.cpp $t" "$r" "$(theirs_batch "$t" "$b" "$r")"; done
     done
 done
 node "$PEERS_DIR/report.mjs" quantized "$RESULTS" "$ROUNDS" "$OUT"

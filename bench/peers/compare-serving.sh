@@ -14,7 +14,8 @@ usage: bash bench/peers/compare-serving.sh [--weights DIR | --shape "MAKE-WEIGHT
            [--llama-args "EXTRA FLAGS"] [--plot-dir DIR] [--out DIR]
 
   --weights DIR      a folder made by make-weights.mjs; --shape FLAGS makes (or reuses) one
-                     with those flags (neither: the default 156M shape)
+                     with those flags (neither: the default 156M Llama shape; "--arch qwen3_moe":
+                     the 489M Qwen3-MoE shape)
   --rates LIST       request rates, req/s or inf (default 1,2,4,inf)
   --num-prompts N    measured requests per rate and server (default 48); random prompts of
                      --input-len ids in [259, vocab), --output-len tokens, streamed, greedy

@@ -64,8 +64,17 @@ json_get() {
     node -e "const j=JSON.parse(require('fs').readFileSync(process.argv[1],'utf8')); const v=($2); console.log(typeof v==='object'?JSON.stringify(v):v)" "$1"
 }
 
+# describe_weights: one line on the model of $HF_DIR (model_type, size, experts)
+describe_weights() {
+    # shellcheck disable=SC2016  # a JS template literal, not shell
+    json_get "$HF_DIR/config.json" '`${j.model_type}, hidden ${j.hidden_size}, ${j.num_hidden_layers} layers` +
+        (j.num_experts ? `, ${j.num_experts} experts, ${j.num_experts_per_tok} per token, expert size ${j.moe_intermediate_size}` +
+            `, norm_topk_prob ${j.norm_topk_prob}` : `, intermediate ${j.intermediate_size}`)'
+}
+
 # resolve_weights: sets WEIGHTS (a make-weights.mjs folder) from $WEIGHTS, else makes (or reuses)
-# the weights of the shape in $SHAPE (make-weights.mjs flags, word-split; default: the 156M shape).
+# the weights of the shape in $SHAPE (make-weights.mjs flags, word-split; default: the 156M Llama
+# shape; "--arch qwen3_moe ...": a Qwen3-MoE shape).
 resolve_weights() {
     if [[ -z "${WEIGHTS:-}" ]]; then
         local -a shape_args=()

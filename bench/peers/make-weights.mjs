@@ -1,17 +1,33 @@
 #!/usr/bin/env node
-// Deterministic random weights of a Llama shape, written twice with the same float32 bytes:
+// Deterministic random weights of a Llama or a Qwen3-MoE shape, written twice with the same
+// float32 bytes:
 //   OUT/hf/          config.json, model.safetensors (fp32, HF names), tokenizer files (pagedserve)
 //   OUT/model.gguf   GGUF v3, f32 tensors, llama.cpp names and metadata, a "llama" tokenizer
 // Plain Node.js (>= 18), no dependencies. Run with --help for the flags.
 //
 // Weights: uniform in [-1/sqrt(in_features), +1/sqrt(in_features)) from a seeded xoshiro128**
 // stream per tensor (seeded from --seed and the tensor's HF name, so a tensor does not depend
-// on the order of the others); RMSNorm weights are 1.
+// on the order of the others); RMSNorm weights are 1 (llama) or uniform in [0.5, 1.5)
+// (qwen3_moe: so that a swapped q_norm/k_norm or a misplaced norm shows in the logits).
 //
-// The Q and K projections go into the GGUF with their rows permuted as llama.cpp's
-// convert_hf_to_gguf.py (LlamaModel.permute) does: HF applies rope with rotate_half (pair i
-// with i + head_dim/2), GGML's rope for the llama arch pairs rows 2i and 2i+1; viewing the rows
-// as [n_head, 2, head_dim/2] and swapping the last two axes maps one onto the other.
+// --arch llama: the Q and K projections go into the GGUF with their rows permuted as
+// llama.cpp's convert_hf_to_gguf.py (LlamaModel.permute) does: HF applies rope with
+// rotate_half (pair i with i + head_dim/2), GGML's rope for the llama arch pairs rows 2i and
+// 2i+1; viewing the rows as [n_head, 2, head_dim/2] and swapping the last two axes maps one
+// onto the other.
+//
+// --arch qwen3_moe: what transformers' Qwen3MoeForCausalLM saves (per-expert tensors
+// model.layers.N.mlp.experts.E.{gate,up,down}_proj.weight, router mlp.gate.weight [E, hidden],
+// self_attn.{q,k}_norm.weight [head_dim]) and what convert_hf_to_gguf.py's Qwen3MoeModel
+// (conversion/qwen.py: Qwen2MoeModel) writes: arch "qwen3moe", the experts of a layer stacked
+// in expert order (torch.stack(dim=0): ffn_gate_exps/ffn_up_exps [E, moe_inter, hidden],
+// ffn_down_exps [E, hidden, moe_inter], i.e. GGML ne {hidden, moe_inter, E} and
+// {moe_inter, hidden, E}), the router as ffn_gate_inp, attn_q_norm/attn_k_norm, and Q/K NOT
+// permuted: Qwen2Model/Qwen3Model are not LlamaModel, and llama.cpp ropes qwen3moe with
+// LLAMA_ROPE_TYPE_NEOX (rotate_half, as HF). llama.cpp's qwen3moe graph always renormalises the
+// top-k router weights (build_moe_ffn(..., norm_w = true, ...)) and reads no key for it, so the
+// config says norm_topk_prob true (--no-norm-topk-prob writes false: a model llama.cpp runs
+// differently, on purpose).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,16 +40,25 @@ const defaults = {
     tokenizer: path.join(repoRoot, 'tests', 'data', 'tokenizers', 'llama2'),
     out: '', name: '',
 };
+// The mixture-of-experts flags: kept apart from `defaults` so that a llama folder's stamp (the
+// `defaults` keys) stays what it was before --arch existed.
+const moeDefaults = { arch: 'llama', experts: 32, 'experts-per-tok': 4, 'moe-intermediate': 512 };
+const ARCHS = ['llama', 'qwen3_moe'];
 
 function usage() {
     return `usage: node bench/peers/make-weights.mjs [flags]
 
+  --arch A            llama or qwen3_moe          (default ${moeDefaults.arch})
   --hidden N          hidden_size                 (default ${defaults.hidden})
   --layers N          num_hidden_layers           (default ${defaults.layers})
   --heads N           num_attention_heads         (default ${defaults.heads})
   --kv-heads N        num_key_value_heads         (default ${defaults['kv-heads']})
   --head-dim N        head_dim                    (default ${defaults['head-dim']})
-  --intermediate N    intermediate_size           (default ${defaults.intermediate})
+  --intermediate N    intermediate_size           (default ${defaults.intermediate}; qwen3_moe: written
+                      to config.json and the GGUF, unused as every layer is sparse)
+  --experts N         qwen3_moe: num_experts      (default ${moeDefaults.experts})
+  --experts-per-tok N qwen3_moe: num_experts_per_tok (default ${moeDefaults['experts-per-tok']})
+  --moe-intermediate N qwen3_moe: moe_intermediate_size (default ${moeDefaults['moe-intermediate']})
   --vocab N           vocab_size, >= the tokenizer's 32000 (default ${defaults.vocab})
   --max-pos N         max_position_embeddings     (default ${defaults['max-pos']})
   --rope-theta F      rope_theta                  (default ${defaults['rope-theta']})
@@ -41,29 +66,39 @@ function usage() {
   --seed N            PRNG seed                   (default ${defaults.seed})
   --tokenizer DIR     folder with tokenizer.json + tokenizer_config.json (Llama-2, 32000 tokens)
                       (default tests/data/tokenizers/llama2: bash scripts/test-data.sh)
-  --name NAME         model name (default llama-<params>m-h<hidden>-l<layers>)
+  --name NAME         model name (default llama-<params>m-h<hidden>-l<layers>, qwen3_moe:
+                      qwen3moe-<params>m-a<active params>m-e<experts>k<per tok>-h<hidden>-l<layers>)
   --out DIR           output folder (default build-peers/weights/NAME)
   --force             rewrite even when OUT holds files made with the same flags
   --no-qk-permute     write Q/K unpermuted into the GGUF (wrong on purpose: shows that
                       check-greedy.sh catches a bad conversion); default OUT gets a -nopermute suffix
+                      (llama only: qwen3_moe's Q/K are never permuted)
+  --no-norm-topk-prob qwen3_moe: config.json says norm_topk_prob false (wrong on purpose:
+                      llama.cpp's qwen3moe always renormalises); default OUT gets a -nonorm suffix
+
+Defaults of --arch qwen3_moe: hidden 1024, 8 layers, 16/4 heads, head_dim 64, 32 experts,
+4 per token, moe_intermediate 512, vocab 32000, untied: 489M parameters, 137M active (a token's
+experts, attention, norms, router, embedding and lm_head).
 
 Writes OUT/hf/{config.json,model.safetensors,tokenizer.json,tokenizer_config.json} and
 OUT/model.gguf, then prints OUT. Skips the work when OUT/stamp.json matches the flags.`;
 }
 
 function parseArgs(argv) {
-    const opts = { ...defaults, force: false, permute: true };
+    const all = { ...defaults, ...moeDefaults };
+    const opts = { ...all, force: false, permute: true, normTopk: true };
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
         if (a === '-h' || a === '--help') { console.log(usage()); process.exit(0); }
         if (a === '--force') { opts.force = true; continue; }
         if (a === '--no-qk-permute') { opts.permute = false; continue; }
+        if (a === '--no-norm-topk-prob') { opts.normTopk = false; continue; }
         const m = a.match(/^--([a-z-]+)(?:=(.*))?$/);
-        if (!m || !(m[1] in defaults)) { console.error(`unknown argument: ${a}\n\n${usage()}`); process.exit(2); }
+        if (!m || !(m[1] in all)) { console.error(`unknown argument: ${a}\n\n${usage()}`); process.exit(2); }
         const v = m[2] !== undefined ? m[2] : argv[++i];
         if (v === undefined) { console.error(`missing value for --${m[1]}`); process.exit(2); }
-        opts[m[1]] = typeof defaults[m[1]] === 'number' ? Number(v) : v;
-        if (typeof defaults[m[1]] === 'number' && !Number.isFinite(opts[m[1]])) {
+        opts[m[1]] = typeof all[m[1]] === 'number' ? Number(v) : v;
+        if (typeof all[m[1]] === 'number' && !Number.isFinite(opts[m[1]])) {
             console.error(`--${m[1]} needs a number, got '${v}'`); process.exit(2);
         }
     }
@@ -72,6 +107,19 @@ function parseArgs(argv) {
     }
     if (opts.heads % opts['kv-heads'] !== 0) { console.error('--kv-heads must divide --heads'); process.exit(2); }
     if (opts['head-dim'] % 2 !== 0) { console.error('--head-dim must be even'); process.exit(2); }
+    if (!ARCHS.includes(opts.arch)) { console.error(`--arch must be one of ${ARCHS.join(', ')}`); process.exit(2); }
+    if (opts.arch === 'qwen3_moe') {
+        for (const k of ['experts', 'experts-per-tok', 'moe-intermediate']) {
+            if (!Number.isInteger(opts[k]) || opts[k] < 1) { console.error(`--${k} must be a positive integer`); process.exit(2); }
+        }
+        if (opts['experts-per-tok'] > opts.experts) { console.error('--experts-per-tok must not exceed --experts'); process.exit(2); }
+        if (!opts.permute) { console.error('--no-qk-permute is for --arch llama (qwen3_moe\'s Q/K are never permuted)'); process.exit(2); }
+    } else {
+        for (const k of Object.keys(moeDefaults).filter((k) => k !== 'arch')) {
+            if (opts[k] !== moeDefaults[k]) { console.error(`--${k} needs --arch qwen3_moe`); process.exit(2); }
+        }
+        if (!opts.normTopk) { console.error('--no-norm-topk-prob needs --arch qwen3_moe'); process.exit(2); }
+    }
     return opts;
 }
 
@@ -102,37 +150,72 @@ function makeRng(seed, name) {
 
 // ---------- the model's tensors ----------
 // Each: HF name, GGUF name, HF shape [rows, cols] (cols = in_features; 1-D: [n]), kind.
+// A GGUF tensor made of several HF tensors (qwen3_moe's stacked experts) has `parts`: the HF
+// tensors in the order they are concatenated (expert 0 first) and the GGUF shape in `shape`
+// ([E, rows, cols]: the torch.stack(dim=0) of convert_hf_to_gguf.py).
 function tensorList(o) {
     const H = o.hidden, I = o.intermediate, V = o.vocab, D = o['head-dim'];
     const q = o.heads * D, kv = o['kv-heads'] * D;
+    const moe = o.arch === 'qwen3_moe';
+    const norm = moe ? 'random' : 'ones';
     const t = [{ hf: 'model.embed_tokens.weight', gguf: 'token_embd.weight', shape: [V, H] }];
     for (let l = 0; l < o.layers; l++) {
         const p = `model.layers.${l}.`, g = `blk.${l}.`;
         t.push(
-            { hf: p + 'input_layernorm.weight', gguf: g + 'attn_norm.weight', shape: [H], norm: true },
-            { hf: p + 'self_attn.q_proj.weight', gguf: g + 'attn_q.weight', shape: [q, H], permuteHeads: o.heads },
-            { hf: p + 'self_attn.k_proj.weight', gguf: g + 'attn_k.weight', shape: [kv, H], permuteHeads: o['kv-heads'] },
+            { hf: p + 'input_layernorm.weight', gguf: g + 'attn_norm.weight', shape: [H], norm },
+            { hf: p + 'self_attn.q_proj.weight', gguf: g + 'attn_q.weight', shape: [q, H], permuteHeads: moe ? 0 : o.heads },
+            { hf: p + 'self_attn.k_proj.weight', gguf: g + 'attn_k.weight', shape: [kv, H], permuteHeads: moe ? 0 : o['kv-heads'] },
             { hf: p + 'self_attn.v_proj.weight', gguf: g + 'attn_v.weight', shape: [kv, H] },
             { hf: p + 'self_attn.o_proj.weight', gguf: g + 'attn_output.weight', shape: [H, q] },
-            { hf: p + 'post_attention_layernorm.weight', gguf: g + 'ffn_norm.weight', shape: [H], norm: true },
-            { hf: p + 'mlp.gate_proj.weight', gguf: g + 'ffn_gate.weight', shape: [I, H] },
-            { hf: p + 'mlp.up_proj.weight', gguf: g + 'ffn_up.weight', shape: [I, H] },
-            { hf: p + 'mlp.down_proj.weight', gguf: g + 'ffn_down.weight', shape: [H, I] },
         );
+        if (moe) {
+            t.push(
+                { hf: p + 'self_attn.q_norm.weight', gguf: g + 'attn_q_norm.weight', shape: [D], norm },
+                { hf: p + 'self_attn.k_norm.weight', gguf: g + 'attn_k_norm.weight', shape: [D], norm },
+            );
+        }
+        t.push({ hf: p + 'post_attention_layernorm.weight', gguf: g + 'ffn_norm.weight', shape: [H], norm });
+        if (moe) {
+            const E = o.experts, M = o['moe-intermediate'];
+            t.push({ hf: p + 'mlp.gate.weight', gguf: g + 'ffn_gate_inp.weight', shape: [E, H] });
+            for (const [proj, gname, shape] of [['gate_proj', 'ffn_gate_exps', [M, H]], ['up_proj', 'ffn_up_exps', [M, H]],
+                ['down_proj', 'ffn_down_exps', [H, M]]]) {
+                const parts = [];
+                for (let e = 0; e < E; e++) parts.push({ hf: `${p}mlp.experts.${e}.${proj}.weight`, shape });
+                t.push({ gguf: `${g}${gname}.weight`, shape: [E, ...shape], parts });
+            }
+        } else {
+            t.push(
+                { hf: p + 'mlp.gate_proj.weight', gguf: g + 'ffn_gate.weight', shape: [I, H] },
+                { hf: p + 'mlp.up_proj.weight', gguf: g + 'ffn_up.weight', shape: [I, H] },
+                { hf: p + 'mlp.down_proj.weight', gguf: g + 'ffn_down.weight', shape: [H, I] },
+            );
+        }
     }
     t.push(
-        { hf: 'model.norm.weight', gguf: 'output_norm.weight', shape: [H], norm: true },
+        { hf: 'model.norm.weight', gguf: 'output_norm.weight', shape: [H], norm },
         { hf: 'lm_head.weight', gguf: 'output.weight', shape: [V, H] },
     );
-    for (const x of t) x.numel = x.shape.reduce((a, b) => a * b, 1);
+    const numel = (x) => x.shape.reduce((a, b) => a * b, 1);
+    for (const x of t) {
+        x.numel = numel(x);
+        if (!x.parts) x.parts = [x];
+        for (const part of x.parts) part.numel = numel(part);
+    }
     return t;
 }
+// The HF tensors (safetensors entries), in the order of the GGUF tensors that hold them.
+const hfTensors = (tensors) => tensors.flatMap((t) => t.parts);
 
-function generate(o, t) {
+function generate(o, t) {  // t: one HF tensor
     const out = new Float32Array(t.numel);
-    if (t.norm) { out.fill(1); return out; }
-    const bound = 1 / Math.sqrt(t.shape[1]);
+    if (t.norm === 'ones') { out.fill(1); return out; }
     const rng = makeRng(o.seed, t.hf);
+    if (t.norm === 'random') {
+        for (let i = 0; i < out.length; i++) out[i] = 0.5 + rng();
+        return out;
+    }
+    const bound = 1 / Math.sqrt(t.shape[1]);
     for (let i = 0; i < out.length; i++) out[i] = bound * (2 * rng() - 1);
     return out;
 }
@@ -228,27 +311,51 @@ function buildVocab(o) {
 }
 
 function ggufHeader(o, tensors, vocab, name) {
-    const A = 'llama';
     const kv = new ByteSink();
     let nkv = 0;
     const add = (...args) => { ggufKv(kv, ...args); nkv++; };
-    add('general.architecture', GGUF.STRING, A);
-    add('general.name', GGUF.STRING, name);
-    add('general.file_type', GGUF.UINT32, 0);  // LLAMA_FTYPE_ALL_F32
-    add('general.quantization_version', GGUF.UINT32, 2);
-    add('general.alignment', GGUF.UINT32, 32);
-    add(`${A}.vocab_size`, GGUF.UINT32, o.vocab);
-    add(`${A}.context_length`, GGUF.UINT32, o['max-pos']);
-    add(`${A}.embedding_length`, GGUF.UINT32, o.hidden);
-    add(`${A}.block_count`, GGUF.UINT32, o.layers);
-    add(`${A}.feed_forward_length`, GGUF.UINT32, o.intermediate);
-    add(`${A}.attention.head_count`, GGUF.UINT32, o.heads);
-    add(`${A}.attention.head_count_kv`, GGUF.UINT32, o['kv-heads']);
-    add(`${A}.attention.key_length`, GGUF.UINT32, o['head-dim']);
-    add(`${A}.attention.value_length`, GGUF.UINT32, o['head-dim']);
-    add(`${A}.attention.layer_norm_rms_epsilon`, GGUF.FLOAT32, o['rms-eps']);
-    add(`${A}.rope.freq_base`, GGUF.FLOAT32, o['rope-theta']);
-    add(`${A}.rope.dimension_count`, GGUF.UINT32, o['head-dim']);
+    if (o.arch === 'qwen3_moe') {
+        // The keys TextModel.set_gguf_parameters + Qwen2MoeModel write for Qwen3MoeForCausalLM
+        // (no vocab_size, no rope.dimension_count: llama.cpp takes n_rot = head_dim).
+        const A = 'qwen3moe';
+        add('general.architecture', GGUF.STRING, A);
+        add('general.name', GGUF.STRING, name);
+        add('general.file_type', GGUF.UINT32, 0);  // LLAMA_FTYPE_ALL_F32
+        add('general.quantization_version', GGUF.UINT32, 2);
+        add('general.alignment', GGUF.UINT32, 32);
+        add(`${A}.block_count`, GGUF.UINT32, o.layers);
+        add(`${A}.context_length`, GGUF.UINT32, o['max-pos']);
+        add(`${A}.embedding_length`, GGUF.UINT32, o.hidden);
+        add(`${A}.feed_forward_length`, GGUF.UINT32, o.intermediate);
+        add(`${A}.attention.head_count`, GGUF.UINT32, o.heads);
+        add(`${A}.attention.head_count_kv`, GGUF.UINT32, o['kv-heads']);
+        add(`${A}.rope.freq_base`, GGUF.FLOAT32, o['rope-theta']);
+        add(`${A}.attention.layer_norm_rms_epsilon`, GGUF.FLOAT32, o['rms-eps']);
+        add(`${A}.expert_count`, GGUF.UINT32, o.experts);
+        add(`${A}.expert_used_count`, GGUF.UINT32, o['experts-per-tok']);
+        add(`${A}.attention.key_length`, GGUF.UINT32, o['head-dim']);
+        add(`${A}.attention.value_length`, GGUF.UINT32, o['head-dim']);
+        add(`${A}.expert_feed_forward_length`, GGUF.UINT32, o['moe-intermediate']);
+    } else {
+        const A = 'llama';
+        add('general.architecture', GGUF.STRING, A);
+        add('general.name', GGUF.STRING, name);
+        add('general.file_type', GGUF.UINT32, 0);  // LLAMA_FTYPE_ALL_F32
+        add('general.quantization_version', GGUF.UINT32, 2);
+        add('general.alignment', GGUF.UINT32, 32);
+        add(`${A}.vocab_size`, GGUF.UINT32, o.vocab);
+        add(`${A}.context_length`, GGUF.UINT32, o['max-pos']);
+        add(`${A}.embedding_length`, GGUF.UINT32, o.hidden);
+        add(`${A}.block_count`, GGUF.UINT32, o.layers);
+        add(`${A}.feed_forward_length`, GGUF.UINT32, o.intermediate);
+        add(`${A}.attention.head_count`, GGUF.UINT32, o.heads);
+        add(`${A}.attention.head_count_kv`, GGUF.UINT32, o['kv-heads']);
+        add(`${A}.attention.key_length`, GGUF.UINT32, o['head-dim']);
+        add(`${A}.attention.value_length`, GGUF.UINT32, o['head-dim']);
+        add(`${A}.attention.layer_norm_rms_epsilon`, GGUF.FLOAT32, o['rms-eps']);
+        add(`${A}.rope.freq_base`, GGUF.FLOAT32, o['rope-theta']);
+        add(`${A}.rope.dimension_count`, GGUF.UINT32, o['head-dim']);
+    }
     add('tokenizer.ggml.model', GGUF.STRING, 'llama');
     add('tokenizer.ggml.pre', GGUF.STRING, 'default');
     add('tokenizer.ggml.tokens', GGUF.ARRAY, vocab.tokens, GGUF.STRING);
@@ -309,14 +416,24 @@ function main() {
     const o = parseArgs(process.argv.slice(2));
     const tensors = tensorList(o);
     const nParams = tensors.reduce((a, t) => a + t.numel, 0);
-    const name = (o.name || `llama-${Math.round(nParams / 1e6)}m-h${o.hidden}-l${o.layers}`) + (o.permute ? '' : '-nopermute');
+    const moe = o.arch === 'qwen3_moe';
+    // Parameters a token runs through: all but the experts it does not pick.
+    const nActive = moe ? nParams - o.layers * (o.experts - o['experts-per-tok']) * 3 * o.hidden * o['moe-intermediate'] : nParams;
+    const M = (x) => Math.round(x / 1e6);
+    const defaultName = moe
+        ? `qwen3moe-${M(nParams)}m-a${M(nActive)}m-e${o.experts}k${o['experts-per-tok']}-h${o.hidden}-l${o.layers}`
+        : `llama-${M(nParams)}m-h${o.hidden}-l${o.layers}`;
+    const name = (o.name || defaultName) + (o.permute ? '' : '-nopermute') + (o.normTopk ? '' : '-nonorm');
     const out = path.resolve(o.out || path.join(repoRoot, 'build-peers', 'weights', name));
     const stampKeys = Object.keys(defaults).filter((k) => k !== 'out' && k !== 'tokenizer');
-    const stamp = JSON.stringify({ version: 1, ...Object.fromEntries(stampKeys.map((k) => [k, o[k]])), name, permute: o.permute });
+    // A llama folder's stamp is what it was before --arch (its folders stay up to date).
+    const moeStamp = moe ? { ...Object.fromEntries(Object.keys(moeDefaults).map((k) => [k, o[k]])), normTopk: o.normTopk } : {};
+    const stamp = JSON.stringify({ version: 1, ...Object.fromEntries(stampKeys.map((k) => [k, o[k]])), name, permute: o.permute, ...moeStamp });
     const stampPath = path.join(out, 'stamp.json');
     if (!o.force && fs.existsSync(stampPath) && fs.readFileSync(stampPath, 'utf8') === stamp
         && fs.existsSync(path.join(out, 'model.gguf')) && fs.existsSync(path.join(out, 'hf', 'model.safetensors'))) {
-        console.error(`[make-weights] ${out} is up to date (${(nParams / 1e6).toFixed(1)}M parameters)`);
+        console.error(`[make-weights] ${out} is up to date (${(nParams / 1e6).toFixed(1)}M parameters` +
+            `${moe ? `, ${(nActive / 1e6).toFixed(1)}M active` : ''})`);
         console.log(out);
         return;
     }
@@ -324,7 +441,20 @@ function main() {
     fs.rmSync(stampPath, { force: true });
 
     const vocab = buildVocab(o);
-    const config = {
+    const config = moe ? {
+        // The keys of transformers' Qwen3MoeConfig.to_dict() (4.5x), every layer sparse.
+        architectures: ['Qwen3MoeForCausalLM'], model_type: 'qwen3_moe', torch_dtype: 'float32',
+        vocab_size: o.vocab, hidden_size: o.hidden, intermediate_size: o.intermediate,
+        num_hidden_layers: o.layers, num_attention_heads: o.heads, num_key_value_heads: o['kv-heads'],
+        head_dim: o['head-dim'], max_position_embeddings: o['max-pos'], rope_theta: o['rope-theta'],
+        rope_scaling: null, rms_norm_eps: o['rms-eps'], hidden_act: 'silu', tie_word_embeddings: false,
+        attention_bias: false, attention_dropout: 0.0, initializer_range: 0.02,
+        use_sliding_window: false, sliding_window: null, max_window_layers: o.layers,
+        num_experts: o.experts, num_experts_per_tok: o['experts-per-tok'],
+        moe_intermediate_size: o['moe-intermediate'], norm_topk_prob: o.normTopk,
+        decoder_sparse_step: 1, mlp_only_layers: [], output_router_logits: false, router_aux_loss_coef: 0.001,
+        bos_token_id: vocab.bos ?? 1, eos_token_id: vocab.eos ?? 2, use_cache: true,
+    } : {
         architectures: ['LlamaForCausalLM'], model_type: 'llama', torch_dtype: 'float32',
         vocab_size: o.vocab, hidden_size: o.hidden, intermediate_size: o.intermediate,
         num_hidden_layers: o.layers, num_attention_heads: o.heads, num_key_value_heads: o['kv-heads'],
@@ -339,7 +469,7 @@ function main() {
         fs.chmodSync(path.join(out, 'hf', f), 0o644);
     }
 
-    const stHead = safetensorsHeader(tensors);
+    const stHead = safetensorsHeader(hfTensors(tensors));
     const ggHead = ggufHeader(o, tensors, vocab, name);
     const stPath = path.join(out, 'hf', 'model.safetensors'), ggPath = path.join(out, 'model.gguf');
     const st = fs.openSync(stPath + '.tmp', 'w'), gg = fs.openSync(ggPath + '.tmp', 'w');
@@ -347,20 +477,24 @@ function main() {
     writeAt(gg, ggHead, 0);
     const t0 = Date.now();
     for (const t of tensors) {
-        const w = generate(o, t);
-        writeAt(st, Buffer.from(w.buffer, w.byteOffset, w.byteLength), stHead.length + t.stOffset);
-        const g = t.permuteHeads && o.permute ? permuteRows(w, t.shape[0], t.shape[1], t.permuteHeads) : w;
-        const bytes = Buffer.from(g.buffer, g.byteOffset, g.byteLength);
-        const padded = Math.ceil(bytes.length / 32) * 32;
-        writeAt(gg, bytes, ggHead.length + t.ggufOffset);
-        if (padded > bytes.length) writeAt(gg, Buffer.alloc(padded - bytes.length), ggHead.length + t.ggufOffset + bytes.length);
+        let at = ggHead.length + t.ggufOffset;  // a stacked tensor's parts follow one another
+        for (const part of t.parts) {
+            const w = generate(o, part);
+            writeAt(st, Buffer.from(w.buffer, w.byteOffset, w.byteLength), stHead.length + part.stOffset);
+            const g = t.permuteHeads && o.permute ? permuteRows(w, t.shape[0], t.shape[1], t.permuteHeads) : w;
+            writeAt(gg, Buffer.from(g.buffer, g.byteOffset, g.byteLength), at);
+            at += g.byteLength;
+        }
+        const padded = Math.ceil((t.numel * 4) / 32) * 32;
+        if (padded > t.numel * 4) writeAt(gg, Buffer.alloc(padded - t.numel * 4), ggHead.length + t.ggufOffset + t.numel * 4);
     }
     fs.closeSync(st);
     fs.closeSync(gg);
     fs.renameSync(stPath + '.tmp', stPath);
     fs.renameSync(ggPath + '.tmp', ggPath);
     fs.writeFileSync(stampPath, stamp);
-    console.error(`[make-weights] ${name}: ${(nParams / 1e6).toFixed(1)}M parameters, ${tensors.length} tensors, ` +
+    console.error(`[make-weights] ${name}: ${(nParams / 1e6).toFixed(1)}M parameters` +
+        `${moe ? ` (${(nActive / 1e6).toFixed(1)}M active)` : ''}, ${tensors.length} GGUF tensors, ` +
         `${((Date.now() - t0) / 1000).toFixed(1)} s -> ${out}/hf and ${out}/model.gguf`);
     console.log(out);
 }

@@ -126,6 +126,7 @@ function quantized([results, rounds, out]) {
     const summary = { medians: {}, ratios: {} };
     for (const c of configs) summary.medians[c] = Object.fromEntries(figs.map((f) => [f, med(f, c)]));
     for (const [name, a, b] of ratios) {
+        if (!configs.includes(a) || !configs.includes(b)) continue;  // a configuration not run (--ours/--theirs)
         const values = figs.map((f) => med(f, a) / med(f, b));
         t += `| ${name} | ${values.map(f2).join(' | ')} |\n`;
         summary.ratios[name] = Object.fromEntries(figs.map((f, i) => [f, values[i]]));
