@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 
 build="build-gpu"
 bundle=$build/bundle
-targets="test_cuda_device test_cuda_ops test_forward_cuda test_step_executor_cuda test_engine_cuda bench_cuda_kernels bench_cuda_decode bench_cuda_gemm bench_cuda_qgemm pagedserve ${GPU_BUNDLE_TARGETS:-}"
+targets="test_cuda_device test_cuda_ops test_forward_cuda test_step_executor_cuda test_engine_cuda bench_cuda_kernels bench_cuda_decode bench_cuda_gemm bench_cuda_qgemm bench_cuda_moe pagedserve ${GPU_BUNDLE_TARGETS:-}"
 testdata_dir=${PAGEDSERVE_TESTDATA_DIR:-$(pwd)/tests/data}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPAGEDSERVE_ENABLE_CUDA=ON \

@@ -24,6 +24,15 @@
 #      of QUANT_EVAL_METHODS with --dequantized-out, and `pagedserve eval` of each on the
 #      device against its dequantized twin, both in bf16 (the quantized GEMMs against cuBLAS on
 #      the same values): mean KL, top-1 agreement, max |logit diff|
+#   8. moe: the mixture-of-experts kernel tests alone (test_cuda_ops' cuda_moe* suites: moe_route,
+#      fused_moe over dense and int4/int8/fp8 stacks against the CPU, determinism, graph replay;
+#      step 2 runs them too, among the rest), bench_cuda_moe (fused_moe of one Qwen3-30B-A3B
+#      sparse layer at M = 1, 16, 64, 256 in bf16, int4 and fp8 against its active experts'
+#      bytes floor), then `pagedserve bench offline` of MOE_SHAPE (dummy bf16 weights: 61 GB for
+#      qwen3-30b-a3b) on nano-256 with prompts and max_tokens scaled by MOE_LENGTH_SCALE (0.25:
+#      36k prompt and 33k output tokens over the same 256 requests), sized for ~2 minutes with
+#      the grouped GEMMs on SIMT FMAs. Last of the default steps: a full run leaves it little of
+#      the budget; run it alone with GPU_CHECK_PARTS=moe (~3 minutes at most).
 # Full logs go to build-gpu/bundle/logs, packed at the end into $OUT/gpu-check-logs.tar.gz when
 # $OUT is set (the device tool returns at most 8 files); a short table comes last. Exit
 # status 0 only if every test passed, none was skipped and every benchmark ran.
@@ -37,7 +46,7 @@
 #   STEP_TIMEOUT=120     each test binary and benchmark of steps 2 and 3
 #   ENGINE_TIMEOUT=120   test_engine_cuda
 #   OFFLINE_TIMEOUT=150  each bench offline run
-#   GPU_CHECK_PARTS="tests benchmarks engine offline quantized quant-eval"   the steps (a rerun may pick)
+#   GPU_CHECK_PARTS="tests benchmarks engine offline quantized quant-eval moe"   the steps (a rerun may pick)
 #   QUANT_EVAL_METHODS="awq gptq-act-order gptq-int8 fp8-dynamic fp8-block"  step 7
 #   QUANT_SHAPE=llama-3.2-1b  QUANT_METHODS="fp8-dynamic fp8-block awq gptq"
 #   QUANT_KV="auto fp8_e4m3"  QUANT_TIMEOUT=120   step 6
@@ -46,6 +55,7 @@
 #   OFFLINE_ARGS=""      more bench offline flags (e.g. --enforce-eager)
 #   OFFLINE_BACKEND=cuda OFFLINE_DTYPE=bfloat16   (cpu/float32: a dry run of steps 5-6 here)
 #   BENCH_RUNS=100       the kernel timings
+#   MOE_SHAPE=qwen3-30b-a3b  MOE_LENGTH_SCALE=0.25  MOE_OFFLINE_TIMEOUT=150   step 8
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -64,7 +74,7 @@ export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PAGEDSERVE_TESTDATA_DIR="$bundle/fixtures"
 budget=${GPU_CHECK_BUDGET:-560}
 e2e_reserve=${E2E_RESERVE:-300}
-parts=" ${GPU_CHECK_PARTS:-tests benchmarks engine offline quantized quant-eval} "
+parts=" ${GPU_CHECK_PARTS:-tests benchmarks engine offline quantized quant-eval moe} "
 
 summary=()
 failed=0
@@ -83,16 +93,17 @@ step_limit() {
 # gtest's closing lines give the counts: "[  PASSED  ] N tests", "[  SKIPPED ] N tests", ...
 count() { grep -Eo "^\[  $1 *\] [0-9]+ test" "$2" | tail -n 1 | grep -Eo '[0-9]+' || echo 0; }
 
-# test binary | its limit | seconds to leave for later steps
+# test binary | its limit | seconds to leave for later steps | a gtest filter (default: all) |
+# its name in the summary and the log's (default: the binary's)
 run_test() {
-  local test=$1 want=$2 reserve=$3 name limit
-  name=$(basename "$test")
+  local test=$1 want=$2 reserve=$3 filter=${4:-} name=${5:-$(basename "$1")} limit
   if ! limit=$(step_limit "$want" "$reserve"); then
     summary+=("$(printf '%-24s %-8s no time left in the %s s budget' "$name" SKIPPED "$budget")")
     failed=1
     return
   fi
-  timeout -k 10 "$limit" "$test" --gtest_color=no > "$logs/$name.log" 2>&1
+  timeout -k 10 "$limit" "$test" --gtest_color=no ${filter:+"--gtest_filter=$filter"} \
+    > "$logs/$name.log" 2>&1
   local rc=$?
   local passed skipped failures verdict=ok
   passed=$(count PASSED "$logs/$name.log")
@@ -106,11 +117,12 @@ run_test() {
   grep -E '^\[  FAILED  \]|Failure|check failed|CUDA call failed' "$logs/$name.log" | head -n 20
 }
 
-# bench name | arguments | lines of its table to keep in the summary
+# bench name | arguments | lines of its table to keep in the summary | seconds to leave for
+# later steps (default E2E_RESERVE)
 run_bench() {
-  local name=$1 args=$2 keep=$3 limit
+  local name=$1 args=$2 keep=$3 reserve=${4:-$e2e_reserve} limit
   [[ -x "$bundle/bin/$name" ]] || return 0
-  if ! limit=$(step_limit "${STEP_TIMEOUT:-120}" "$e2e_reserve"); then
+  if ! limit=$(step_limit "${STEP_TIMEOUT:-120}" "$reserve"); then
     summary+=("$(printf '%-24s SKIPPED no time left' "$name")")
     failed=1
     return
@@ -162,17 +174,18 @@ PY
 offline_rows=()
 eval_rows=()
 # shape (config/models/<shape>.json) | more flags | the row's name (default: the shape) |
-# the model's flags (default: dummy bf16 weights of the shape)
+# the model's flags (default: dummy bf16 weights of the shape) | its limit (OFFLINE_TIMEOUT)
 run_offline() {
   local shape=$1 extra=$2 name=${3:-$1} limit
   local model=${4:-"--load-format dummy --model-config config/models/$shape.json"}
+  local want=${5:-${OFFLINE_TIMEOUT:-150}}
   local out="$logs/bench_offline_$name.json" err="$logs/bench_offline_$name.log"
   if [[ ! -x "$bundle/bin/pagedserve" ]]; then
     offline_rows+=("$(printf '%-28s MISSING: no pagedserve in %s/bin' "$name" "$bundle")")
     failed=1
     return
   fi
-  if ! limit=$(step_limit "${OFFLINE_TIMEOUT:-150}"); then
+  if ! limit=$(step_limit "$want"); then
     offline_rows+=("$(printf '%-28s SKIPPED: no time left in the %s s budget' "$name" "$budget")")
     failed=1
     return
@@ -349,12 +362,25 @@ PY
   done
 fi
 
+if wants moe; then
+  moe_timeout=${MOE_OFFLINE_TIMEOUT:-150}
+  # The tests and the bench leave the engine run its limit; they skip (a failure) otherwise.
+  run_test "$bundle/bin/test_cuda_ops" "${STEP_TIMEOUT:-120}" "$moe_timeout" '*cuda_moe*' \
+    test_cuda_ops_moe
+  run_bench bench_cuda_moe "--runs ${BENCH_RUNS:-100}" '^(moe|device)' "$moe_timeout"
+  [[ -x "$bundle/bin/bench_cuda_moe" ]] ||
+    { summary+=("$(printf '%-24s MISSING (not in the bundle)' bench_cuda_moe)"); failed=1; }
+  moe_shape=${MOE_SHAPE:-qwen3-30b-a3b}
+  moe_scale=${MOE_LENGTH_SCALE:-0.25}
+  run_offline "$moe_shape" "--length-scale $moe_scale" "$moe_shape@x$moe_scale" "" "$moe_timeout"
+fi
+
 echo
 echo "== GPU check summary (logs in $logs, ${SECONDS}s of the ${budget}s budget) =="
 printf '%s\n' "${summary[@]}"
 if ((${#offline_rows[@]} > 0)); then
   echo
-  echo "bench offline, nano-256: dummy weights in bf16 or quantized (+method), bf16 or fp8 (+fp8kv) KV cache (ratios: measured / peer output tok/s)"
+  echo "bench offline, nano-256: dummy weights in bf16 or quantized (+method), bf16 or fp8 (+fp8kv) KV cache, @xF: lengths scaled by F (ratios: measured / peer output tok/s)"
   printf '%-28s %-6s %9s %8s %10s %8s %8s %8s %6s %10s  %s\n' shape rc completed wall_s \
     'out tok/s' dev_idle host_ms dev_ms graphs num_blocks ratios
   printf '%s\n' "${offline_rows[@]}"

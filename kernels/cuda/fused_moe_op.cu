@@ -2,6 +2,8 @@
 //   1. align (moe_align.cuh): routed rows sorted by expert, padded to blocks of moe_block_m
 //   2. gate and up projections with silu * up fused, per block of one expert, into h (f32)
 //   3. down projection of h into y (f32), per block of one expert
+//   (2 and 3: on tensor cores for dense bf16 / f16 stacks, moe_expert_mma.cuh; the SIMT
+//   kernel of moe_expert_gemm.cuh for f32 and quantized stacks)
 //   4. combine: out[t] = sum_j topk_weights[t, j] * y[t * top_k + j], j in order (no float
 //      atomics, so a call's results are the same bits every time)
 // Every launch's geometry comes from tensor shapes alone (the grids cover the host-side bound
@@ -18,6 +20,7 @@
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/moe_align.cuh"
 #include "kernels/cuda/moe_expert_gemm.cuh"
+#include "kernels/cuda/moe_expert_mma.cuh"
 #include "kernels/cuda/moe_expert_operand.cuh"
 #include "kernels/cuda/moe_layout.h"
 
@@ -38,6 +41,20 @@ __global__ void moe_combine_kernel(T* out, const float* y, const float* weights,
     for (int j = 0; j < top_k; ++j) sum += w[j] * rows[static_cast<std::int64_t>(j) * hidden + c];
     out[t * hidden + c] = from_float<T>(sum);
   }
+}
+
+// One grouped GEMM: tensor cores where T is 16-bit and its weights are dense, else SIMT.
+// Either kernel takes the same grid (gemm_bn columns by the blocks of sorted slots).
+template <class TA, class T, bool gated>
+void launch_expert_gemm(const expert_gemm_args<TA, T>& args, dim3 grid, cudaStream_t stream) {
+  if constexpr (sizeof(T) == 2) {
+    if (args.w0.dense != nullptr && (!gated || args.w1.dense != nullptr)) {
+      launch_kernel(moe_expert_mma_kernel<TA, T, gated>, grid, dim3(mma_gemm_threads), 0, stream,
+                    args);
+      return;
+    }
+  }
+  launch_kernel(moe_expert_gemm_kernel<TA, T, gated>, grid, dim3(gemm_threads), 0, stream, args);
 }
 
 template <class T>
@@ -72,14 +89,12 @@ void run(const fused_moe_params& p, int inter, const moe_scratch_layout& l, cuda
                                        top_k,
                                        inter,
                                        hidden};
-  launch_kernel(moe_expert_gemm_kernel<T, T, true>, dim3(tiles(inter), blocks_m),
-                dim3(gemm_threads), 0, stream, gate_up);
+  launch_expert_gemm<T, T, true>(gate_up, dim3(tiles(inter), blocks_m), stream);
   const expert_gemm_args<float, T> down{
       y,  h,           expert_operand_of<T>(p.down, type, experts, hidden, inter),
       {}, sorted_rows, block_expert,
       1,  hidden,      inter};
-  launch_kernel(moe_expert_gemm_kernel<float, T, false>, dim3(tiles(hidden), blocks_m),
-                dim3(gemm_threads), 0, stream, down);
+  launch_expert_gemm<float, T, false>(down, dim3(tiles(hidden), blocks_m), stream);
   launch_kernel(moe_combine_kernel<T>, dim3(static_cast<unsigned int>(n)), dim3(combine_threads), 0,
                 stream, p.out.as<T>(), static_cast<const float*>(y),
                 p.topk_weights.as<const float>(), top_k, hidden);

@@ -8,7 +8,8 @@
 //
 // W_e is dense or quantized (moe_expert_operand.cuh, dequantized to fp32 as it is staged).
 //
-// A simple tiled SIMT kernel (fp32 FMAs, no tensor cores yet): tiles of a and W staged in
+// A simple tiled SIMT kernel (fp32 FMAs; for f32 compute and quantized stacks: dense bf16 /
+// f16 stacks take the tensor-core kernel of moe_expert_mma.cuh): tiles of a and W staged in
 // shared memory as fp32, each thread accumulating moe_block_m * gemm_bn / threads outputs of
 // one column over k in order. A routed row's results therefore do not depend on its slot or
 // on the other rows of its block (what makes fused_moe deterministic). Blocks past the

@@ -132,6 +132,7 @@ TEST_P(cuda_moe, FusedMoeMatchesTheCpuExperts) {
       {8, 1, 64, 48, 8},   {8, 2, 64, 48, 8},   {8, 4, 64, 48, 8}, {60, 1, 64, 48, 60},
       {60, 2, 64, 48, 60}, {60, 4, 64, 48, 60}, {8, 2, 72, 80, 8},  // not multiples of the tiles
       {60, 4, 64, 48, 6},                                           // most experts get no rows
+      {8, 2, 36, 20, 8},  // k not a multiple of 8: the tensor-core kernel stages element-wise
   };
   const std::int64_t max_n = 33;
   std::uint32_t seed = 1;
