@@ -56,7 +56,7 @@ struct moe_route_params {
   tensor topk_weights;   // [n, top_k] f32
   tensor router_logits;  // [n, E] f32
   bool renormalize = false;
-  tensor expert_load;  // [E] i32, or empty
+  tensor expert_load;  // [E] i32 holding u32 counters that wrap, or empty
 };
 
 // The sizes that bound fused_moe's scratch.

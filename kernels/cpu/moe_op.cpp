@@ -101,7 +101,8 @@ void moe_route(const moe_route_params& p) {
       for (std::int64_t j = 0; j < k; ++j) weights[j] /= kept;
     }
     if (!p.expert_load.empty()) {
-      for (std::int64_t j = 0; j < k; ++j) ++p.expert_load.as<std::int32_t>()[ids[j]];
+      // u32 counters that wrap (the engine adds their growth modulo 2^32): no signed overflow.
+      for (std::int64_t j = 0; j < k; ++j) ++p.expert_load.as<std::uint32_t>()[ids[j]];
     }
   }
 }
