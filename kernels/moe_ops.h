@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "kernels/check.h"
 #include "kernels/ops.h"
 
 namespace pagedserve::kernels {
@@ -58,6 +59,24 @@ struct moe_route_params {
   bool renormalize = false;
   tensor expert_load;  // [E] i32 holding u32 counters that wrap, or empty
 };
+
+// moe_route's sizes, its arguments' types and shapes checked (every backend's first step).
+struct moe_route_shape {
+  std::int64_t num_tokens = 0;
+  std::int64_t num_experts = 0;
+  std::int64_t top_k = 0;
+};
+inline moe_route_shape checked_moe_route_shape(const moe_route_params& p) {
+  const char* what = "moe_route";
+  KERNEL_CHECK(what, p.router_logits.type == dtype::f32 && p.router_logits.rank == 2);
+  KERNEL_CHECK(what, p.topk_ids.type == dtype::i32 && p.topk_weights.type == dtype::f32);
+  const moe_route_shape s{p.router_logits.dim(0), p.router_logits.dim(1), p.topk_ids.dim(1)};
+  KERNEL_CHECK(what, p.topk_ids.dim(0) == s.num_tokens && s.top_k >= 1 && s.top_k <= s.num_experts);
+  KERNEL_CHECK(what, p.topk_weights.numel() == s.num_tokens * s.top_k);
+  KERNEL_CHECK(what, p.expert_load.empty() || (p.expert_load.type == dtype::i32 &&
+                                               p.expert_load.numel() == s.num_experts));
+  return s;
+}
 
 // The sizes that bound fused_moe's scratch.
 struct fused_moe_shape {

@@ -68,16 +68,10 @@ void sort_by_expert(const std::int32_t* ids, std::int64_t rows, std::int64_t num
 }  // namespace
 
 void moe_route(const moe_route_params& p) {
-  const char* what = "moe_route";
-  KERNEL_CHECK(what, p.router_logits.type == dtype::f32 && p.router_logits.rank == 2);
-  KERNEL_CHECK(what, p.topk_ids.type == dtype::i32 && p.topk_weights.type == dtype::f32);
-  const std::int64_t n = p.router_logits.dim(0);
-  const std::int64_t experts = p.router_logits.dim(1);
-  const std::int64_t k = p.topk_ids.dim(1);
-  KERNEL_CHECK(what, p.topk_ids.dim(0) == n && k >= 1 && k <= experts);
-  KERNEL_CHECK(what, p.topk_weights.numel() == n * k);
-  KERNEL_CHECK(what, p.expert_load.empty() ||
-                         (p.expert_load.type == dtype::i32 && p.expert_load.numel() == experts));
+  const moe_route_shape shape = checked_moe_route_shape(p);
+  const std::int64_t n = shape.num_tokens;
+  const std::int64_t experts = shape.num_experts;
+  const std::int64_t k = shape.top_k;
   std::vector<std::int32_t> index(static_cast<std::size_t>(experts));
   for (std::int64_t t = 0; t < n; ++t) {
     const float* logits = p.router_logits.as<const float>() + t * experts;

@@ -21,11 +21,7 @@ using pagedserve::testing::write_file;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-model_config load_golden(const std::string& name) {
-  result<model_config> config = load_model_config(golden_model_dir(name));
-  EXPECT_TRUE(config.ok()) << (config.ok() ? "" : config.err().message);
-  return config.ok() ? *config : model_config{};
-}
+constexpr auto load_golden = pagedserve::testing::load_golden_config;
 
 // A minimal valid llama config.json that tests then break one key at a time.
 boost::json::object base_llama() {
@@ -36,9 +32,7 @@ boost::json::object base_llama() {
       .as_object();
 }
 
-result<model_config> parse(const boost::json::object& object) {
-  return parse_model_config(boost::json::serialize(object));
-}
+constexpr auto parse = pagedserve::testing::parse_config_object;
 
 TEST(model_config, TinyLlamaMatchesConfigJson) {
   const model_config c = load_golden("tiny-llama");

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/model/model_config.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_dir.h"
 
@@ -21,6 +22,18 @@ namespace pagedserve::testing {
 
 inline std::filesystem::path golden_model_dir(const std::string& name) {
   return goldens_dir() / "models" / name;
+}
+
+// The config.json of golden model `name`, parsed (a failure fails the test).
+inline model_config load_golden_config(const std::string& name) {
+  result<model_config> config = load_model_config(golden_model_dir(name));
+  EXPECT_TRUE(config.ok()) << (config.ok() ? "" : config.err().message);
+  return config.ok() ? *config : model_config{};
+}
+
+// A config.json given as a JSON object, parsed.
+inline result<model_config> parse_config_object(const boost::json::object& object) {
+  return parse_model_config(boost::json::serialize(object));
 }
 
 inline std::string read_file(const std::filesystem::path& path) {

@@ -18,20 +18,14 @@ using pagedserve::testing::golden_model_dir;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-model_config load_golden(const std::string& name) {
-  result<model_config> config = load_model_config(golden_model_dir(name));
-  EXPECT_TRUE(config.ok()) << (config.ok() ? "" : config.err().message);
-  return config.ok() ? *config : model_config{};
-}
+constexpr auto load_golden = pagedserve::testing::load_golden_config;
 
 boost::json::object golden_json(const std::string& name) {
   return boost::json::parse(pagedserve::testing::read_file(golden_model_dir(name) / "config.json"))
       .as_object();
 }
 
-result<model_config> parse(const boost::json::object& object) {
-  return parse_model_config(boost::json::serialize(object));
-}
+constexpr auto parse = pagedserve::testing::parse_config_object;
 
 TEST(moe_config, Qwen3MoeReadsNumLocalExpertsAndRenormalises) {
   const model_config c = load_golden("tiny-qwen3-moe");
