@@ -2,9 +2,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "kernels/check.h"
 #include "kernels/cpu/cpu_ops.h"
+#include "kernels/cpu/int4_tiles.h"
 #include "kernels/cpu/linear_op.h"
 #include "kernels/cpu/moe_op.h"
 #include "kernels/cpu/simd/simd_kernels.h"
@@ -53,6 +55,68 @@ void cpu_backend::upload_f32(const tensor& dst, std::span<const float> src) {
   KERNEL_CHECK("upload_f32", dst.type == dtype::f32);
   KERNEL_CHECK("upload_f32", static_cast<std::int64_t>(src.size()) == dst.numel());
   copy_from_host(dst, src.data());
+}
+
+namespace {
+
+// Whether this processor's kernels read int4 tiles, and the weight has their layout.
+bool packs_int4_tiles(const quantized_weight& host) {
+  return cpu::simd::active_kernels().int4_tiles != nullptr && cpu::has_int4_tiles_layout(host);
+}
+
+// One weight of `one`'s shape per slice(e), e < experts, packed into one u8 buffer appended
+// to storage: [bytes], or [experts, bytes] for a stack (moe_ops.h). input_order: the caller's.
+quantized_weight packed_tiles(cpu_backend& be, const quantized_weight& one, std::int64_t experts,
+                              bool stack,
+                              const std::function<quantized_weight(std::int64_t)>& slice,
+                              std::vector<buffer>& storage) {
+  const cpu::int4_tiles_layout l = cpu::int4_tiles_layout_of(one);
+  const std::int64_t bytes = l.num_tiles * l.tile_bytes;
+  buffer codes = stack ? be.allocate(dtype::u8, {experts, bytes}) : be.allocate(dtype::u8, {bytes});
+  for (std::int64_t e = 0; e < experts; ++e) {
+    cpu::pack_int4_tiles(slice(e), codes.view().as<std::uint8_t>() + e * bytes);
+  }
+  quantized_weight w = one;
+  w.packing = cpu::int4_tiles_packing;
+  w.codes = codes.view();
+  w.scales = {};
+  w.zeros = {};
+  w.input_order = {};
+  storage.push_back(std::move(codes));
+  return w;
+}
+
+}  // namespace
+
+std::optional<quantized_weight> cpu_backend::upload_quantized(const quantized_weight& host,
+                                                              std::vector<buffer>& storage) {
+  if (!packs_int4_tiles(host)) return backend::upload_quantized(host, storage);
+  quantized_weight w = packed_tiles(
+      *this, host, 1, false, [&](std::int64_t) { return host; }, storage);
+  if (!host.input_order.empty()) {
+    buffer order = allocate(dtype::i32, {host.in_features});
+    copy_from_host(order.view(), host.input_order.data);
+    w.input_order = order.view();
+    storage.push_back(std::move(order));
+  }
+  return w;
+}
+
+std::optional<expert_weights> cpu_backend::upload_quantized_experts(const expert_weights& host,
+                                                                    std::vector<buffer>& storage) {
+  const quantized_weight one = host.quantized_expert(0);
+  if (!packs_int4_tiles(one)) return backend::upload_quantized_experts(host, storage);
+  expert_weights w = host;
+  w.quantized = packed_tiles(
+      *this, one, host.num_experts, true, [&](std::int64_t e) { return host.quantized_expert(e); },
+      storage);
+  if (!host.quantized.input_order.empty()) {
+    buffer order = allocate(dtype::i32, {host.num_experts, host.quantized.in_features});
+    copy_from_host(order.view(), host.quantized.input_order.data);
+    w.quantized.input_order = order.view();
+    storage.push_back(std::move(order));
+  }
+  return w;
 }
 
 void cpu_backend::embedding(const embedding_params& p) { cpu::embedding(p); }

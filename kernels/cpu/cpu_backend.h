@@ -46,6 +46,12 @@ class cpu_backend final : public backend {
     return format == weight_format::dense || format == weight_format::int4 ||
            format == weight_format::int8 || format == weight_format::fp8_e4m3;
   }
+  // int4 layers in the CPU's tiles (cpu/int4_tiles.h) where the kernel set reads them; the
+  // host layout otherwise.
+  [[nodiscard]] std::optional<quantized_weight> upload_quantized(
+      const quantized_weight& host, std::vector<buffer>& storage) override;
+  [[nodiscard]] std::optional<expert_weights> upload_quantized_experts(
+      const expert_weights& host, std::vector<buffer>& storage) override;
   void rope(const rope_params& p) override;
   void kv_write(const kv_write_params& p) override;
   void paged_attention(const paged_attention_params& p) override;

@@ -31,4 +31,12 @@ void quantized_linear(const linear_params& p);
 void quantized_linear(const linear_params& p, const simd::kernel_set& kernels,
                       const quantized_linear_options& options = {});
 
+// linear() for W in the CPU's int4 tiles (int4_tiles.h; kernels with int4_tiles only): x in
+// one int8 limb with int8_activations up to 64 rows (decode batches), else in four (exact).
+void int4_tiles_linear(const linear_params& p, const simd::kernel_set& kernels,
+                       const quantized_linear_options& options);
+
+// A quantized W's input_order, where set: a permutation's range and size (each call).
+void check_input_order(const quantized_weight& w);
+
 }  // namespace pagedserve::kernels::cpu

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/check.h"
+#include "kernels/cpu/int4_tiles.h"
 #include "kernels/cpu/linear_op.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/simd/simd_kernels.h"
@@ -45,7 +46,7 @@ std::int64_t code_bytes_per_row(const quantized_weight& w) {
 bool has_zeros(const quantized_weight& w) { return w.format != weight_format::fp8_e4m3; }
 
 void check_weight(const quantized_weight& w) {
-  KERNEL_CHECK("linear", w.is_quantized());
+  KERNEL_CHECK("linear", w.is_quantized() && w.packing == 0);
   KERNEL_CHECK("linear", w.out_features > 0 && w.in_features > 0);
   KERNEL_CHECK("linear", w.group_size > 0 && w.block_rows > 0);
   KERNEL_CHECK("linear", w.codes.type == dtype::u8);
@@ -57,14 +58,7 @@ void check_weight(const quantized_weight& w) {
     KERNEL_CHECK("linear", w.zeros.type == dtype::u8);
     KERNEL_CHECK("linear", w.zeros.numel() == w.out_features * w.num_groups());
   }
-  if (!w.input_order.empty()) {
-    KERNEL_CHECK("linear", w.input_order.type == dtype::i32);
-    KERNEL_CHECK("linear", w.input_order.numel() == w.in_features);
-    const std::int32_t* order = w.input_order.as<const std::int32_t>();
-    for (std::int64_t k = 0; k < w.in_features; ++k) {
-      KERNEL_CHECK("linear", order[k] >= 0 && order[k] < w.in_features);
-    }
-  }
+  check_input_order(w);
 }
 
 // The prepared x's column of code column k: int4 chunks of 32 hold their 16 even columns,
@@ -255,11 +249,25 @@ void run_dequantized(const simd::kernel_set& kernels, const simd::quantized_matm
 
 }  // namespace
 
+void check_input_order(const quantized_weight& w) {
+  if (w.input_order.empty()) return;
+  KERNEL_CHECK("linear", w.input_order.type == dtype::i32);
+  KERNEL_CHECK("linear", w.input_order.numel() == w.in_features);
+  const std::int32_t* order = w.input_order.as<const std::int32_t>();
+  for (std::int64_t k = 0; k < w.in_features; ++k) {
+    KERNEL_CHECK("linear", order[k] >= 0 && order[k] < w.in_features);
+  }
+}
+
 void quantized_linear(const linear_params& p) { quantized_linear(p, simd::active_kernels()); }
 
 void quantized_linear(const linear_params& p, const simd::kernel_set& kernels,
                       const quantized_linear_options& options) {
   const quantized_weight& w = p.quantized;
+  if (w.packing == int4_tiles_packing) {
+    int4_tiles_linear(p, kernels, options);
+    return;
+  }
   check_weight(w);
   KERNEL_CHECK("linear", p.x.type == dtype::f32 && p.out.type == dtype::f32);
   KERNEL_CHECK("linear", p.x.numel() % w.in_features == 0);

@@ -98,6 +98,42 @@ struct quantized_matmul_args {
   const float* x_int8_scales = nullptr;  // [m, num_groups]
 };
 
+// int4 W in the CPU's tiles (kernels/cpu/int4_tiles.h) times x in int8 limbs: x ~ scale *
+// (l0 + l1 / 254 + l2 / 254^2 + l3 / 254^3) per row and group of W, num_limbs of them. One
+// limb is llama.cpp's Q8_0 activations (scale max |x| / 127); four, with a power-of-two
+// scale, carry x to under 2^-30 of the group's max |x| (fp32 rounds each element to 2^-24 of
+// itself): the exact mode. Every limb's products and its zero-point term are exact in int32.
+struct int4_tiles_args {
+  const std::uint8_t* tiles = nullptr;  // tile t at tiles + t * tile_bytes
+  std::int64_t tile_bytes = 0;
+  std::int64_t group_bytes = 0;
+  std::int64_t group_size = 0;  // columns per group (k where one group)
+  std::int64_t num_groups = 0;
+  std::int64_t m = 0;                       // rows of x
+  std::int64_t n = 0;                       // out features
+  std::int64_t k = 0;                       // in features, a multiple of 8
+  int num_limbs = 1;                        // 1 or 4
+  const std::int8_t* limbs = nullptr;       // [num_limbs, m, k], in code order
+  const std::int32_t* limb_sums = nullptr;  // [num_limbs, m, num_groups]
+  const float* x_scales = nullptr;          // [m, num_groups]
+  float* out = nullptr;
+  std::int64_t ldo = 0;
+};
+
+// x (rows [row_begin, row_end) of [m, k], in code order) into the limbs, sums and scales of
+// int4_tiles_args.
+struct int8_limbs_args {
+  const float* x = nullptr;
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  std::int64_t group_size = 0;
+  std::int64_t num_groups = 0;
+  int num_limbs = 1;
+  std::int8_t* limbs = nullptr;
+  std::int32_t* limb_sums = nullptr;
+  float* x_scales = nullptr;
+};
+
 using matmul_panel_fn = void (*)(const matmul_args& a, std::int64_t n_begin, std::int64_t n_end);
 using attend_fn = void (*)(const attention_task& t);
 // out columns [n_begin, n_end) computed from the codes directly (a scale per group factored
@@ -119,6 +155,12 @@ struct kernel_set {
   // quantized_matmul_panel computes int4 products from quantized_matmul_args::x_int8
   // where the op provides it.
   bool int4_times_int8_x = false;
+  // Tiles [tile_begin, tile_end) of out, and x into limbs: sets with int8 dot products only
+  // (nullptr elsewhere: such sets read int4 in the host layout).
+  void (*int4_tiles)(const int4_tiles_args& a, std::int64_t tile_begin,
+                     std::int64_t tile_end) = nullptr;
+  void (*int8_limbs)(const int8_limbs_args& a, std::int64_t row_begin,
+                     std::int64_t row_end) = nullptr;
 };
 
 // The set picked for this processor (or PAGEDSERVE_CPU_ISA), decided on the first call.

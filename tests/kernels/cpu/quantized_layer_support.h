@@ -129,4 +129,30 @@ inline std::vector<double> reference_weight(const host_layer& l, bool magnitudes
   return w;
 }
 
+// x as an int8-activation path sees it (llama.cpp's Q8_0 per weight group, in the weights'
+// code order: q = round(x * 127 / max |x|), x ~ q max |x| / 127), in fp32 steps as the ops
+// compute them.
+inline std::vector<double> q8_reference_x(const host_layer& l, const std::vector<float>& x,
+                                          std::int64_t m) {
+  std::vector<double> out(x.size());
+  const std::int64_t group = l.groups() == 1 ? l.in : l.group_size;
+  auto column = [&](std::int64_t k) { return l.order.empty() ? k : l.order[k]; };
+  for (std::int64_t i = 0; i < m; ++i) {
+    const float* row = x.data() + i * l.in;
+    for (std::int64_t begin = 0; begin < l.in; begin += group) {
+      const std::int64_t end = std::min(begin + group, l.in);
+      float max_abs = 0.0F;
+      for (std::int64_t k = begin; k < end; ++k)
+        max_abs = std::max(max_abs, std::fabs(row[column(k)]));
+      const float inverse = 127.0F / max_abs;
+      const float scale = max_abs / 127.0F;
+      for (std::int64_t k = begin; k < end; ++k) {
+        const float q = std::clamp(std::nearbyint(row[column(k)] * inverse), -127.0F, 127.0F);
+        out[static_cast<std::size_t>(i * l.in + column(k))] = double{q} * double{scale};
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace pagedserve::kernels::testing
