@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ struct weight_copies {
   std::vector<std::uint8_t> data;
   std::vector<float> scales;
   std::vector<std::uint8_t> zeros;
+  // Where set: each copy as the backend's upload_quantized lays it out (the CPU's int4 tiles).
+  std::vector<quantized_weight> uploaded;
+  std::vector<buffer> storage;
 
   [[nodiscard]] std::int64_t data_bytes() const {
     if (format == weight_format::dense) return out * in * 4;
@@ -51,6 +55,10 @@ struct weight_copies {
 
   [[nodiscard]] linear_params params(int copy) {
     linear_params p;
+    if (!uploaded.empty()) {
+      p.quantized = uploaded[static_cast<std::size_t>(copy)];
+      return p;
+    }
     std::uint8_t* base = data.data() + copy * data_bytes();
     if (format == weight_format::dense) {
       p.weight = tensor::make(base, dtype::f32, {out, in});
@@ -105,6 +113,18 @@ weight_copies make_weight(weight_format format, std::int64_t out, std::int64_t i
   return w;
 }
 
+// The same weights in the layout `be` uploads them to.
+weight_copies uploaded_copies(backend& be, weight_copies host) {
+  std::vector<quantized_weight> uploaded;
+  for (int c = 0; c < host.copies; ++c) {
+    std::optional<quantized_weight> w = be.upload_quantized(host.params(c).quantized, host.storage);
+    if (!w) std::abort();
+    uploaded.push_back(*w);
+  }
+  host.uploaded = std::move(uploaded);
+  return host;
+}
+
 // Seconds per call: calls rotate over the copies; the best of 3 passes of >= 0.2 s.
 double seconds_per_call(backend& be, weight_copies& w, std::vector<float>& x,
                         std::vector<float>& out, std::int64_t m) {
@@ -133,8 +153,9 @@ double seconds_per_call(backend& be, weight_copies& w, std::vector<float>& x,
   return best;
 }
 
-// The columns: fp32, int4, int4 with int8 activations (the same weights through
-// `int8_activations`), int8, fp8.
+// The columns: fp32; int4 in the host layout and as the backend uploads it (the CPU's tiles
+// where its kernels read them), each with fp32 and with int8 activations (the same weights
+// through `int8_activations`); int8; fp8.
 void bench_shape(backend& exact, backend& int8_activations, std::int64_t out, std::int64_t in,
                  std::int64_t footprint) {
   std::vector<weight_copies> weights;
@@ -142,9 +163,12 @@ void bench_shape(backend& exact, backend& int8_activations, std::int64_t out, st
        {weight_format::dense, weight_format::int4, weight_format::int8, weight_format::fp8_e4m3}) {
     weights.push_back(make_weight(f, out, in, footprint));
   }
+  weights.push_back(uploaded_copies(exact, weights[1]));
   const std::pair<weight_copies*, backend*> columns[] = {{&weights[0], &exact},
                                                          {&weights[1], &exact},
                                                          {&weights[1], &int8_activations},
+                                                         {&weights[4], &exact},
+                                                         {&weights[4], &int8_activations},
                                                          {&weights[2], &exact},
                                                          {&weights[3], &exact}};
   for (const std::int64_t m : {1, 2, 4, 8, 16}) {
@@ -183,9 +207,12 @@ int main(int argc, char** argv) {
       "its time\n",
       omp_get_max_threads());
   std::printf(
-      "  columns: fp32 | int4 (g128) | int4 with int8 activations (AVX512-VNNI, else fp32) | "
-      "int8 (g128) | fp8 e4m3 (128x128 blocks)\n");
-  const std::pair<std::int64_t, std::int64_t> shapes[] = {{2816, 1024}, {1024, 2816}, {1024, 1024}};
+      "  columns: fp32 | int4 (g128), host layout | the same, int8 activations (AVX512-VNNI, "
+      "else fp32) | int4 as uploaded (int4 tiles on AVX512-VNNI) | the same, int8 activations "
+      "| int8 (g128) | fp8 e4m3 (128x128 blocks)\n");
+  // A dense model's MLP and attention, then a MoE expert's (qwen3-moe-490m: 512 x 1024).
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {
+      {2816, 1024}, {1024, 2816}, {1024, 1024}, {512, 1024}, {1024, 512}};
   std::vector<std::int64_t> footprints{0};
   if (footprint_mib > 0) footprints.push_back(footprint_mib << 20);
   for (const std::int64_t footprint : footprints) {
