@@ -127,6 +127,14 @@ std::vector<server_key> server_keys() {
           "ws_ping_interval_s",
           "ping an idle WebSocket after this many seconds; close it if no pong follows",
           PAGEDSERVE_FIELD(ws_ping_interval_s), {}),
+      unsigned_key<server_config, std::uint64_t>(
+          "responses_store_max_count",
+          "stored Responses API responses kept (oldest evicted; 0: none stored)",
+          PAGEDSERVE_FIELD(responses_store_max_count), 0),
+      unsigned_key<server_config, std::uint64_t>(
+          "responses_store_max_bytes",
+          "bytes of stored Responses API responses and their conversations (oldest evicted)",
+          PAGEDSERVE_FIELD(responses_store_max_bytes), 0),
       double_key<server_config>(
           "shutdown_timeout_s",
           "on SIGINT/SIGTERM: seconds to let requests finish before cancelling them",

@@ -65,6 +65,11 @@ struct server_config {
   std::uint64_t ws_max_send_queue_bytes = 1024 * 1024;  // passed: the socket's requests fail
   double ws_ping_interval_s = 20.0;  // ping when idle this long; close if no pong within it
 
+  // The Responses API's stored responses (net/openai/response_store.h): in memory, the
+  // oldest evicted past either bound; an evicted id answers 404.
+  std::uint64_t responses_store_max_count = 1024;
+  std::uint64_t responses_store_max_bytes = 64ULL << 20U;
+
   double shutdown_timeout_s = 30.0;  // SIGINT/SIGTERM: drain this long, then cancel
   std::string log_level = "info";    // trace | debug | info | warn | error | off
   bool handle_signals = true;        // server::wait() returns on SIGINT/SIGTERM

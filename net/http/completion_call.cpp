@@ -15,12 +15,14 @@ double seconds_between(steady_clock::time_point from, steady_clock::time_point t
 }  // namespace
 
 completion_call::completion_call(call_output& out, server_context& ctx, api_request request,
-                                 steady_clock::time_point arrival)
+                                 steady_clock::time_point arrival,
+                                 std::unique_ptr<chat_dialect> dialect)
     : out_(out),
       ctx_(ctx),
       request_(std::move(request)),
       builder_(request_, ctx.model.tok, make_response_id(request_.kind),
                static_cast<std::int64_t>(std::time(nullptr))),
+      dialect_(std::move(dialect)),
       registration_(ctx.calls),
       arrival_(arrival),
       last_token_(request_.prompts.size() * request_.n) {}
@@ -87,19 +89,35 @@ void completion_call::on_final(std::size_t prompt, const request_final& final) {
 void completion_call::emit(std::vector<std::string>& payloads) {
   if (!request_.stream || abandoned_) return;
   for (std::string& payload : payloads) {
-    if (head_sent_) {
-      out_.send_event(payload);
-    } else {
-      pending_.push_back(std::move(payload));
+    if (!dialect_) {
+      send(sse_event{{}, std::move(payload)});
+      continue;
     }
+    std::vector<sse_event> events;
+    dialect_->on_chunk(boost::json::parse(payload).as_object(), events);
+    for (sse_event& e : events) send(std::move(e));
   }
 }
+
+void completion_call::send(sse_event event) {
+  if (head_sent_) {
+    out_.send_event(event);
+  } else {
+    pending_.push_back(std::move(event));
+  }
+}
+
+void completion_call::send_error(const api_error& err) {
+  send(dialect_ ? dialect_->error_event(err) : sse_event{{}, to_body(err)});
+}
+
+void completion_call::end_stream() { out_.end_event_stream(/*done_marker=*/!dialect_); }
 
 void completion_call::ensure_head() {
   if (head_sent_) return;
   head_sent_ = true;
   out_.begin_event_stream();
-  for (const std::string& payload : pending_) out_.send_event(payload);
+  for (const sse_event& event : pending_) out_.send_event(event);
   pending_.clear();
 }
 
@@ -111,18 +129,30 @@ void completion_call::complete() {
   if (request_.stream) {
     ensure_head();
     if (engine_error) {
-      out_.send_event(to_body(internal_error(*engine_error)));
+      send_error(internal_error(*engine_error));
     } else {
-      for (const std::string& payload : builder_.finish()) out_.send_event(payload);
+      std::vector<std::string> closing = builder_.finish();
+      emit(closing);
+      if (dialect_) {
+        std::vector<sse_event> events;
+        dialect_->close(events);
+        for (sse_event& e : events) send(std::move(e));
+      }
     }
-    out_.end_event_stream();
+    end_stream();
     return;
   }
   if (engine_error) {
     out_.respond_error(internal_error(*engine_error));
+    return;
+  }
+  std::vector<std::string> body = builder_.finish();
+  if (body.empty()) {
+    out_.respond_json(200, "{}");
+  } else if (dialect_) {
+    out_.respond_json(200, dialect_->body(boost::json::parse(body.front()).as_object()));
   } else {
-    std::vector<std::string> body = builder_.finish();
-    out_.respond_json(200, body.empty() ? std::string("{}") : std::move(body.front()));
+    out_.respond_json(200, std::move(body.front()));
   }
 }
 
@@ -136,8 +166,8 @@ void completion_call::refuse(const error& err) {
     out_.respond_error(answer);
     return;
   }
-  out_.send_event(to_body(answer));
-  out_.end_event_stream();
+  send_error(answer);
+  end_stream();
 }
 
 void completion_call::abandon() {

@@ -1,16 +1,19 @@
 #pragma once
-// completion_call: one POST /v1/completions or /v1/chat/completions from acceptance to its
-// last byte. It submits one engine request per prompt, feeds the engine's events (already
-// posted onto the session's strand) through response_builder and writes either one JSON
-// body or an SSE stream through call_output. Strand-confined; owned by its session. No
-// Beast here: the session implements call_output.
+// completion_call: one POST /v1/completions, /v1/chat/completions, /v1/responses or
+// /v1/messages from acceptance to its last byte (the last two are chat underneath: their
+// chat_dialect turns the chat shapes into theirs). It submits one engine request per prompt, feeds
+// the engine's events (already posted onto the session's strand) through response_builder and
+// writes either one JSON body or an SSE stream through call_output. Strand-confined; owned by its
+// session. No Beast here: the session implements call_output.
 //
 // Streams: the response head goes out once every prompt is accepted; a refusal before that
 // is answered with its own status (429, 503, 400). An engine error after the head becomes
-// `data: {"error": {...}}` followed by `data: [DONE]`.
+// `data: {"error": {...}}` followed by `data: [DONE]` (a dialect's error event, and no
+// [DONE], under a dialect).
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +23,7 @@
 #include "net/http/server_context.h"
 #include "net/openai/api_error.h"
 #include "net/openai/api_request.h"
+#include "net/openai/chat_dialect.h"
 #include "net/openai/response_builder.h"
 
 namespace pagedserve::net {
@@ -32,8 +36,9 @@ class call_output {
   virtual void respond_json(unsigned status, std::string body) = 0;  // ends the response
   virtual void respond_error(const api_error& err) = 0;              // ends the response
   virtual void begin_event_stream() = 0;
-  virtual void send_event(std::string_view payload) = 0;  // "data: <payload>\n\n"
-  virtual void end_event_stream() = 0;                    // "data: [DONE]\n\n", last chunk
+  virtual void send_event(const sse_event& event) = 0;  // "[event: <name>\n]data: <data>\n\n"
+  // The last chunk, after "data: [DONE]\n\n" when `done_marker` (chat and completions).
+  virtual void end_event_stream(bool done_marker) = 0;
   // Submits one prompt; its acceptance and events come back through the session to
   // completion_call::on_accepted / on_event.
   virtual submission submit(std::size_t prompt, generation_request request) = 0;
@@ -44,8 +49,9 @@ class call_output {
 
 class completion_call {
  public:
+  // `dialect`: null for completions and chat, which speak the builder's shapes.
   completion_call(call_output& out, server_context& ctx, api_request request,
-                  steady_clock::time_point arrival);
+                  steady_clock::time_point arrival, std::unique_ptr<chat_dialect> dialect = {});
   ~completion_call();  // cancels what is still running; an unfinished call counts as "abort"
   completion_call(const completion_call&) = delete;
   completion_call& operator=(const completion_call&) = delete;
@@ -63,6 +69,9 @@ class completion_call {
   void on_chunk(std::size_t prompt, const token_chunk& chunk);
   void on_final(std::size_t prompt, const request_final& final);
   void emit(std::vector<std::string>& payloads);
+  void send(sse_event event);  // now, or once the head is out
+  void send_error(const api_error& err);
+  void end_stream();
   void ensure_head();
   void complete();
   void refuse(const error& err);
@@ -72,6 +81,7 @@ class completion_call {
   server_context& ctx_;
   const api_request request_;  // response_builder may refer to it: declared first
   response_builder builder_;
+  std::unique_ptr<chat_dialect> dialect_;
   call_registration registration_;
   steady_clock::time_point arrival_;
   std::vector<submission> submissions_;
@@ -80,7 +90,7 @@ class completion_call {
   bool abandoned_ = false;
   bool refused_ = false;
   bool finished_ = false;
-  std::vector<std::string> pending_;  // stream payloads made before the head went out
+  std::vector<sse_event> pending_;  // stream events made before the head went out
   bool first_token_seen_ = false;
   std::vector<std::optional<steady_clock::time_point>> last_token_;  // per choice
 };

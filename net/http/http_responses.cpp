@@ -77,15 +77,18 @@ std::string make_preflight_response(bool keep_alive, std::string_view allow_orig
   return std::move(out).str();
 }
 
-std::string make_event_chunk(std::string_view payload) {
+std::string make_event_chunk(std::string_view payload, std::string_view name) {
+  constexpr std::string_view event = "event: ";
   constexpr std::string_view prefix = "data: ";
   constexpr std::string_view suffix = "\n\n";
-  const std::size_t size = prefix.size() + payload.size() + suffix.size();
+  const std::size_t named = name.empty() ? 0 : event.size() + name.size() + 1;
+  const std::size_t size = named + prefix.size() + payload.size() + suffix.size();
   char size_hex[24];
   const int n = std::snprintf(size_hex, sizeof size_hex, "%zx\r\n", size);
   std::string chunk;
   chunk.reserve(static_cast<std::size_t>(n) + size + 2);
   chunk.append(size_hex, static_cast<std::size_t>(n));
+  if (!name.empty()) chunk.append(event).append(name).append("\n");
   chunk.append(prefix).append(payload).append(suffix).append("\r\n");
   return chunk;
 }

@@ -31,8 +31,9 @@ struct response_head {
 [[nodiscard]] std::string make_preflight_response(bool keep_alive, std::string_view allow_origin,
                                                   std::string_view allow_methods,
                                                   std::string_view allow_headers);
-// One chunk holding "data: <payload>\n\n".
-[[nodiscard]] std::string make_event_chunk(std::string_view payload);
+// One chunk holding "data: <payload>\n\n", or with an event name
+// "event: <name>\ndata: <payload>\n\n" (the Responses and Messages APIs name their events).
+[[nodiscard]] std::string make_event_chunk(std::string_view payload, std::string_view name = {});
 [[nodiscard]] std::string_view last_chunk();  // ends a chunked body
 
 }  // namespace pagedserve::net

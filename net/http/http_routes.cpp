@@ -17,6 +17,7 @@
 #include "net/http/request_rules.h"
 #include "net/http/websocket_session.h"
 #include "net/http/ws_subprotocol.h"
+#include "net/openai/anthropic_error.h"
 #include "net/openai/json_body.h"
 #include "net/openai/request_fields.h"
 #include "net/openai/tokenize_request.h"
@@ -35,6 +36,7 @@ api_error shutting_down() {
 void http_session::handle_request() {
   const auto& req = request_;
   keep_alive_ = req.keep_alive() && !ctx_.draining.load();
+  anthropic_errors_ = false;
   if (answer_cors()) return;
   const route_outcome match = match_route(req.method(), to_std(req.target()));
   if (const auto* miss = std::get_if<route_error>(&match)) {
@@ -42,12 +44,14 @@ void http_session::handle_request() {
     return;
   }
   const route r = std::get<route>(match);
+  anthropic_errors_ = anthropic_route(r);
   if (needs_api_key(r)) {
-    const std::string_view header = to_std(req[http::field::authorization]);
+    const std::string header =
+        request_authorization(to_std(req[http::field::authorization]), to_std(req["x-api-key"]));
     const std::string authorization =
         r == route::stream
             ? upgrade_authorization(header, to_std(req[http::field::sec_websocket_protocol]))
-            : std::string(header);
+            : header;
     if (auto denied = check_api_key(ctx_.config.api_key, authorization)) {
       answer_error(*denied);
       return;
@@ -104,6 +108,17 @@ void http_session::handle_route(route r) {
     case route::completions:
     case route::chat_completions:
       handle_completion(r);
+      return;
+    case route::responses:
+      handle_responses();
+      return;
+    case route::response_get:
+    case route::response_delete:
+      handle_stored_response(r);
+      return;
+    case route::messages:
+    case route::count_tokens:
+      handle_messages(r);
       return;
     case route::stream:
       upgrade_to_websocket();
@@ -230,30 +245,42 @@ void http_session::on_stats(std::uint64_t serial, const engine_stats& stats,
   });
 }
 
+bool http_session::refused_while_draining() {
+  if (!ctx_.draining.load()) return false;
+  answer_error(shutting_down());
+  return true;
+}
+
 void http_session::handle_completion(route r) {
-  if (ctx_.draining.load()) {
-    answer_error(shutting_down());
-    return;
-  }
+  if (refused_while_draining()) return;
   guard(io_stage::body, [&] {
-    auto json_body = parse_json_body(request_.body());
-    if (const auto* invalid = std::get_if<api_error>(&json_body)) {
-      answer_error(*invalid);
-      return;
-    }
-    const boost::json::value& body = std::get<boost::json::value>(json_body);
-    parse_outcome parsed = r == route::completions ? parse_completion_request(body, ctx_.model)
-                                                   : parse_chat_request(body, ctx_.model);
+    const std::optional<boost::json::value> body = json_body_or_answer();
+    if (!body) return;
+    parse_outcome parsed = r == route::completions ? parse_completion_request(*body, ctx_.model)
+                                                   : parse_chat_request(*body, ctx_.model);
     if (auto* err = std::get_if<api_error>(&parsed)) {
       answer_error(*err);
       return;
     }
-    std::string().swap(request_.body());  // the request value holds what is needed now
-    call_output& out = *this;
-    call_ = std::make_unique<completion_call>(out, ctx_, std::move(std::get<api_request>(parsed)),
-                                              arrival_);
-    call_->start();
+    start_call(std::move(std::get<api_request>(parsed)), nullptr);
   });
+}
+
+std::optional<boost::json::value> http_session::json_body_or_answer() {
+  auto json_body = parse_json_body(request_.body());
+  if (const auto* invalid = std::get_if<api_error>(&json_body)) {
+    answer_error(*invalid);
+    return std::nullopt;
+  }
+  return std::get<boost::json::value>(std::move(json_body));
+}
+
+void http_session::start_call(api_request request, std::unique_ptr<chat_dialect> dialect) {
+  std::string().swap(request_.body());  // the request value holds what is needed now
+  call_output& out = *this;
+  call_ = std::make_unique<completion_call>(out, ctx_, std::move(request), arrival_,
+                                            std::move(dialect));
+  call_->start();
 }
 
 void http_session::upgrade_to_websocket() {
@@ -303,8 +330,9 @@ void http_session::answer_error(const api_error& err, std::string_view allow) {
     spdlog::debug("{} -> {}: {}", request_line_, err.status, err.message);
   }
   ctx_.metrics.count_http_response(err.status);
-  enqueue(make_error_response(
-              response_head{err.status, keep_alive_, allow, head_only_, cors_origin_}, err),
+  const response_head head{err.status, keep_alive_, allow, head_only_, cors_origin_};
+  enqueue(anthropic_errors_ ? make_response(head, "application/json", to_anthropic_body(err))
+                            : make_error_response(head, err),
           true);
 }
 
@@ -320,12 +348,13 @@ void http_session::begin_event_stream() {
   enqueue(make_event_stream_head(keep_alive_, cors_origin_), false);
 }
 
-void http_session::send_event(std::string_view payload) {
-  enqueue(make_event_chunk(payload), false);
+void http_session::send_event(const sse_event& event) {
+  enqueue(make_event_chunk(event.data, event.name), false);
 }
 
-void http_session::end_event_stream() {
-  enqueue(make_event_chunk("[DONE]") + std::string(last_chunk()), true);
+void http_session::end_event_stream(bool done_marker) {
+  enqueue((done_marker ? make_event_chunk("[DONE]") : std::string()) + std::string(last_chunk()),
+          true);
 }
 
 submission http_session::submit(std::size_t prompt, generation_request request) {

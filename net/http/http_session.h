@@ -111,6 +111,15 @@ class http_session final : public std::enable_shared_from_this<http_session>,
   void on_replicas_for_health(std::uint64_t serial,
                               const std::optional<std::vector<replica_info>>& polled);
   void handle_completion(route r);
+  // A new API call while shutting down is a 503 (true: answered).
+  [[nodiscard]] bool refused_while_draining();
+  void start_call(api_request request, std::unique_ptr<chat_dialect> dialect);
+  // dialect_routes.cpp: the Responses and Messages APIs.
+  void handle_responses();
+  void handle_stored_response(route r);
+  void handle_messages(route r);
+  // The request's JSON body, or the 400 answered (false).
+  [[nodiscard]] std::optional<boost::json::value> json_body_or_answer();
   void upgrade_to_websocket();
   // playground_route.cpp: GET / and /ui/{path}.
   void handle_playground(route r);
@@ -121,8 +130,8 @@ class http_session final : public std::enable_shared_from_this<http_session>,
   void respond_json(unsigned status, std::string body) override;
   void respond_error(const api_error& err) override;
   void begin_event_stream() override;
-  void send_event(std::string_view payload) override;
-  void end_event_stream() override;
+  void send_event(const sse_event& event) override;
+  void end_event_stream(bool done_marker) override;
   submission submit(std::size_t prompt, generation_request request) override;
 
   beast::tcp_stream stream_;
@@ -138,7 +147,8 @@ class http_session final : public std::enable_shared_from_this<http_session>,
   bool head_only_ = false;  // a HEAD request: answers carry no body
   bool active_ = false;
   bool keep_alive_ = true;
-  std::string cors_origin_;  // the answer's Access-Control-Allow-Origin (empty: none)
+  std::string cors_origin_;        // the answer's Access-Control-Allow-Origin (empty: none)
+  bool anthropic_errors_ = false;  // the route speaks Anthropic's API (anthropic_error.h)
   bool close_after_response_ = false;
   std::string request_line_;  // "METHOD target", for the log line
   unsigned status_ = 0;       // of the answer in progress; 0 until its first byte is queued

@@ -16,24 +16,31 @@ struct route_entry {
   route r;
 };
 
-constexpr std::array<route_entry, 10> routes = {{
+constexpr std::array<route_entry, 13> routes = {{
     {"/", http::verb::get, route::playground},
     {"/health", http::verb::get, route::health},
     {"/v1/models", http::verb::get, route::models},
     {"/metrics", http::verb::get, route::metrics},
     {"/v1/completions", http::verb::post, route::completions},
     {"/v1/chat/completions", http::verb::post, route::chat_completions},
+    {"/v1/responses", http::verb::post, route::responses},
+    {"/v1/messages", http::verb::post, route::messages},
+    {"/v1/messages/count_tokens", http::verb::post, route::count_tokens},
     {"/v1/stream", http::verb::get, route::stream},
     {"/tokenize", http::verb::post, route::tokenize},
     {"/detokenize", http::verb::post, route::detokenize},
     {"/version", http::verb::get, route::version},
 }};
 
-// The routes with a parameter: GET /v1/models/{id} and GET /ui/{path}.
+// The routes with a parameter: GET /v1/models/{id}, GET and DELETE /v1/responses/{id} and
+// GET /ui/{path}.
 constexpr std::string_view k_model_prefix = "/v1/models/";
+constexpr std::string_view k_response_prefix = "/v1/responses/";
 constexpr std::string_view k_ui_prefix = "/ui/";
-constexpr std::array<route_entry, 2> prefix_routes = {{
+constexpr std::array<route_entry, 4> prefix_routes = {{
     {k_model_prefix, http::verb::get, route::model},
+    {k_response_prefix, http::verb::get, route::response_get},
+    {k_response_prefix, http::verb::delete_, route::response_delete},
     {k_ui_prefix, http::verb::get, route::ui_asset},
 }};
 
@@ -124,7 +131,8 @@ route_outcome match_route(http::verb method, std::string_view target) {
   for (const route_entry& entry : prefix_routes) {
     if (after_prefix(path, entry.path).empty()) continue;
     if (accepts(entry, method)) return entry.r;
-    allow = allowed_methods(entry);
+    if (!allow.empty()) allow += ", ";
+    allow += allowed_methods(entry);
   }
   if (allow.empty()) {
     return route_error{not_found("no route for " + printable_excerpt(path)), {}};
@@ -137,6 +145,17 @@ route_outcome match_route(http::verb method, std::string_view target) {
 
 std::string model_id_of(std::string_view target) {
   return percent_decoded(after_prefix(request_path(target).value_or(target), k_model_prefix));
+}
+
+std::string_view response_id_of(std::string_view target) {
+  return after_prefix(request_path(target).value_or(target), k_response_prefix);
+}
+
+bool anthropic_route(route r) { return r == route::messages || r == route::count_tokens; }
+
+std::string request_authorization(std::string_view authorization, std::string_view x_api_key) {
+  if (!authorization.empty() || x_api_key.empty()) return std::string(authorization);
+  return "Bearer " + std::string(x_api_key);
 }
 
 std::string_view ui_asset_path_of(std::string_view target) {
@@ -158,8 +177,10 @@ std::optional<api_error> check_api_key(std::string_view api_key, std::string_vie
       same_secret(authorization.substr(scheme.size()), api_key)) {
     return std::nullopt;
   }
-  return unauthorized(authorization.empty() ? "missing API key: send Authorization: Bearer <key>"
-                                            : "invalid API key");
+  return unauthorized(
+      authorization.empty()
+          ? "missing API key: send Authorization: Bearer <key> (or x-api-key: <key>)"
+          : "invalid API key");
 }
 
 }  // namespace pagedserve::net

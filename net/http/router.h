@@ -22,6 +22,11 @@ enum class route {
   metrics,           // GET /metrics
   completions,       // POST /v1/completions
   chat_completions,  // POST /v1/chat/completions
+  responses,         // POST /v1/responses (OpenAI's Responses API)
+  response_get,      // GET /v1/responses/{id} (the id: response_id_of)
+  response_delete,   // DELETE /v1/responses/{id}
+  messages,          // POST /v1/messages (Anthropic's Messages API)
+  count_tokens,      // POST /v1/messages/count_tokens
   stream,            // GET /v1/stream (WebSocket upgrade)
   tokenize,          // POST /tokenize (vLLM)
   detokenize,        // POST /detokenize (vLLM)
@@ -49,6 +54,12 @@ using route_outcome = std::variant<route, route_error>;
 // meta-llama/Llama-3.2-1B, which clients send unencoded). Empty for any other target.
 [[nodiscard]] std::string model_id_of(std::string_view target);
 
+// The {id} of /v1/responses/{id} (ids are plain: not decoded). Empty for any other target.
+[[nodiscard]] std::string_view response_id_of(std::string_view target);
+
+// Whether the route speaks Anthropic's API: its errors take Anthropic's shape.
+[[nodiscard]] bool anthropic_route(route r);
+
 // The {path} of GET /ui/{path} (not decoded: asset names are plain). Empty otherwise.
 [[nodiscard]] std::string_view ui_asset_path_of(std::string_view target);
 
@@ -57,5 +68,9 @@ using route_outcome = std::variant<route, route_error>;
 // nothing when api_key is empty or the key matches.
 [[nodiscard]] std::optional<api_error> check_api_key(std::string_view api_key,
                                                      std::string_view authorization);
+// The authorization a request carries: its Authorization header, or else its x-api-key
+// header as "Bearer <key>" (Anthropic's clients send the key that way).
+[[nodiscard]] std::string request_authorization(std::string_view authorization,
+                                                std::string_view x_api_key);
 
 }  // namespace pagedserve::net

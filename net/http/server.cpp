@@ -185,15 +185,17 @@ result<std::unique_ptr<server>> server::start(server_config config, io_hooks hoo
       info, p->config.served_model_name, p->chat ? &*p->chat : nullptr, p->config.reasoning_parser,
       p->config.tool_call_parser, p->config.enable_auto_tool_choice);
   model.trust_request_chat_template = p->config.trust_request_chat_template;
-  p->ctx.reset(new server_context{p->config,
-                                  *p->eng,
-                                  p->metrics,
-                                  static_cast<std::int64_t>(std::time(nullptr)),
-                                  std::move(model),
-                                  session_registry(p->config.max_connections),
-                                  call_counter{},
-                                  {},
-                                  std::move(hooks)});
+  p->ctx.reset(new server_context{
+      p->config,
+      *p->eng,
+      p->metrics,
+      static_cast<std::int64_t>(std::time(nullptr)),
+      std::move(model),
+      session_registry(p->config.max_connections),
+      call_counter{},
+      {},
+      std::move(hooks),
+      response_store(p->config.responses_store_max_count, p->config.responses_store_max_bytes)});
 
   auto acceptor = open_acceptor(p->ioc, p->config.host, p->config.port);
   if (!acceptor) return acceptor.err();

@@ -17,6 +17,7 @@
 #include "net/config/server_metrics.h"
 #include "net/http/io_guard.h"
 #include "net/openai/api_request.h"
+#include "net/openai/response_store.h"
 
 namespace pagedserve::net {
 
@@ -101,7 +102,8 @@ struct server_context {
   call_counter calls;
   // Set when shutdown begins: new API requests get 503 and /health answers 503.
   std::atomic<bool> draining{false};
-  io_hooks hooks;  // tests: runs as each stage of a connection's work starts
+  io_hooks hooks;            // tests: runs as each stage of a connection's work starts
+  response_store responses;  // the Responses API's stored responses
 };
 
 // RAII registration of one call in server_context::calls.

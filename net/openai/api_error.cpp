@@ -92,6 +92,38 @@ api_error to_api_error(const error& err) {
   return internal_error(err.message);
 }
 
+namespace {
+
+// `path` is `from` or a path below it ("from.x", "from[2]"): its head becomes `to`.
+bool rename_head(std::string& path, std::string_view from, std::string_view to) {
+  if (path.compare(0, from.size(), from) != 0) return false;
+  if (path.size() > from.size() && path[from.size()] != '.' && path[from.size()] != '[') {
+    return false;
+  }
+  path.replace(0, from.size(), to);
+  return true;
+}
+
+}  // namespace
+
+api_error renamed_param(api_error err, std::string_view from, std::string_view to) {
+  if (!err.param || !rename_head(*err.param, from, to)) return err;
+  // The message quotes the field: 'stop', 'messages[1].content'.
+  std::string& text = err.message;
+  std::size_t open = text.find('\'');
+  while (open != std::string::npos) {
+    std::size_t close = text.find('\'', open + 1);
+    if (close == std::string::npos) break;
+    std::string quoted = text.substr(open + 1, close - open - 1);
+    if (rename_head(quoted, from, to)) {
+      text.replace(open + 1, close - open - 1, quoted);
+      close = open + 1 + quoted.size();
+    }
+    open = text.find('\'', close + 1);
+  }
+  return err;
+}
+
 boost::json::object to_json(const api_error& err) {
   boost::json::object inner;
   inner["message"] = err.message;

@@ -41,6 +41,11 @@ struct api_error {
 // (server_error). docs/openai-api.md lists every status, type and code.
 [[nodiscard]] api_error to_api_error(const error& err);
 
+// An error of a translated request (chat_dialect.h) in the words of the API the client
+// spoke: `param` (and a path below it, "messages[2].content") renamed from the chat field
+// `from` to the client's field `to`, and so are the quoted names in the message.
+[[nodiscard]] api_error renamed_param(api_error err, std::string_view from, std::string_view to);
+
 [[nodiscard]] boost::json::object to_json(const api_error& err);  // {"error": {...}}
 [[nodiscard]] std::string to_body(const api_error& err);          // serialized to_json
 

@@ -188,4 +188,15 @@ api_error unsupported(const std::string& param, std::string_view why) {
   return bad_request(std::move(message), param, "unsupported");
 }
 
+std::variant<std::string, api_error> required_string(const boost::json::object& o,
+                                                     std::string_view key,
+                                                     const std::string& param) {
+  const boost::json::value* v = o.if_contains(key);
+  std::string name = param;
+  name.append(".").append(key);
+  if (v == nullptr) return bad_request("'" + name + "' is required.", name);
+  if (!v->is_string()) return invalid_type(name, "a string", *v);
+  return std::string(v->get_string());
+}
+
 }  // namespace pagedserve::net

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include <boost/json.hpp>
 
@@ -40,6 +41,12 @@ class body_reader {
   const boost::json::object& body_;
   std::optional<api_error> error_;
 };
+
+// o[key] as a string, for nested objects (blocks, items): absent is "'<param>.<key>' is
+// required.", another type an invalid_type; both name "<param>.<key>".
+[[nodiscard]] std::variant<std::string, api_error> required_string(const boost::json::object& o,
+                                                                   std::string_view key,
+                                                                   const std::string& param);
 
 // The integer a JSON value holds (see body_reader::integer), or nothing for a non-integer.
 // Integers beyond int64 come back clamped to its limits, so range checks still reject them.

@@ -3,14 +3,12 @@
 #include <random>
 
 #include "net/openai/response_builder.h"
+#include "net/openai/response_ids.h"
 #include "net/openai/response_tool_calls.h"
 
 namespace pagedserve::net {
 
-namespace {
-
-// `prefix` and 32 random hex digits.
-std::string random_id(std::string id) {
+std::string make_prefixed_id(std::string id) {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   static constexpr char k_hex[] = "0123456789abcdef";
   for (int word = 0; word < 2; ++word) {
@@ -20,13 +18,11 @@ std::string random_id(std::string id) {
   return id;
 }
 
-}  // namespace
-
 std::string make_response_id(api_kind kind) {
-  return random_id(kind == api_kind::chat_completion ? "chatcmpl-" : "cmpl-");
+  return make_prefixed_id(kind == api_kind::chat_completion ? "chatcmpl-" : "cmpl-");
 }
 
-std::string make_tool_call_id() { return random_id("chatcmpl-tool-"); }
+std::string make_tool_call_id() { return make_prefixed_id("chatcmpl-tool-"); }
 
 std::string_view finish_reason_name(finish_reason kind) {
   // OpenAI/vLLM call a cancelled request "abort"; the other names are the engine's own.

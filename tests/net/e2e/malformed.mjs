@@ -78,10 +78,21 @@ function request_bytes(send) {
   return build_request(send.method, send.path, headers, body, { chunked: send.chunked });
 }
 
+// Anthropic's shape ({"type": "error", "error": {"type", "message"}}); the message starts
+// with the field it names, as Anthropic's do.
+function check_anthropic_error(parsed, expect, where, body) {
+  assert.equal(parsed.type, 'error', `${where}: type (${body})`);
+  const { error } = parsed;
+  assert.equal(typeof error?.message, 'string', `${where}: error.message (${body})`);
+  if (expect.error_type) assert.equal(error.type, expect.error_type, `${where}: error.type (${body})`);
+  if (expect.param) assert.ok(error.message.startsWith(`${expect.param}: `), `${where}: message names ${expect.param} (${body})`);
+}
+
 function check_error_object(res, expect, where) {
   assert.match(res.headers['content-type'] ?? '', /^application\/json/, `${where}: content-type`);
   let parsed;
   assert.doesNotThrow(() => (parsed = JSON.parse(res.body)), `${where}: body is not JSON: ${res.body}`);
+  if (expect.shape === 'anthropic') return check_anthropic_error(parsed, expect, where, res.body);
   const { error } = parsed;
   assert.ok(error && typeof error === 'object', `${where}: no error object: ${res.body}`);
   assert.equal(typeof error.message, 'string', `${where}: error.message`);

@@ -38,7 +38,8 @@ loopback_server::loopback_server()
                                 session_registry(config_.max_connections),
                                 call_counter{},
                                 {},
-                                {}});
+                                {},
+                                response_store(4, 1U << 16U)});
 }
 
 loopback_server::~loopback_server() = default;

@@ -1,7 +1,9 @@
 // libFuzzer target: request bodies through the OpenAI parsers (completions and chat, with
-// the Llama-3 and Qwen3 tokenizers and chat templates from tests/data, and with no tokenizer)
-// and WebSocket client messages through parse_ws_message. The first input byte picks the
-// parser and the model; the rest is the body. Besides the sanitizers it checks properties
+// the Llama-3 and Qwen3 tokenizers and chat templates from tests/data, and with no tokenizer),
+// the dialects that translate into chat (Anthropic Messages and OpenAI Responses, from a
+// first byte of 0xC0 up: odd Messages, even Responses) and WebSocket client messages through
+// parse_ws_message. The first input byte picks the parser and the model; the rest is the
+// body. Besides the sanitizers it checks properties
 // that hold for every body:
 //   - a request the parser accepts passes the engine's own checks (sampling_params::validate,
 //     ids in the vocabulary, prompt + max_tokens within max_model_len, n within max_n), so the
@@ -19,6 +21,8 @@
 
 #include "net/http/ws_protocol.h"
 #include "net/openai/api_request.h"
+#include "net/openai/messages_request.h"
+#include "net/openai/responses_request.h"
 #include "runtime/chat/chat_template.h"
 #include "runtime/tokenizer/tokenizer.h"
 #include "runtime/tokenizer/utf8.h"
@@ -105,8 +109,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   boost::json::error_code ec;
   const boost::json::value body = boost::json::parse(text, ec);
   if (ec) return 0;
-  const parse_outcome outcome = selector % 4 == 0 ? parse_completion_request(body, model.context)
-                                                  : parse_chat_request(body, model.context);
+  if (selector >= 0xC0 && selector % 2 == 0) {
+    static const response_store empty_store;
+    auto translated = parse_responses_request(body, model.context, empty_store);
+    if (auto* request = std::get_if<responses_request>(&translated)) {
+      check_accepted(request->chat, model.context);
+    } else {
+      check_refused(std::get<api_error>(translated), body.is_object());
+    }
+    return 0;
+  }
+  const parse_outcome outcome =
+      selector >= 0xC0    ? parse_messages_request(body, model.context, messages_endpoint::create)
+      : selector % 4 == 0 ? parse_completion_request(body, model.context)
+                          : parse_chat_request(body, model.context);
   if (const auto* request = std::get_if<api_request>(&outcome)) {
     check_accepted(*request, model.context);
   } else {
