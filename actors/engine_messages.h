@@ -90,6 +90,11 @@ typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
   std::string structured_spec = has_structured ? x.structured_outputs->spec : std::string();
   std::vector<std::string> structured_choice =
       has_structured ? x.structured_outputs->choice : std::vector<std::string>();
+  // pooling: present, its type's number, normalize, and dimensions (0: all).
+  bool has_pooling = x.pooling.has_value();
+  std::uint8_t pooling_kind = has_pooling ? static_cast<std::uint8_t>(x.pooling->type) : 0;
+  bool pooling_normalize = has_pooling && x.pooling->normalize;
+  std::uint32_t pooling_dimensions = has_pooling ? x.pooling->dimensions.value_or(0) : 0;
   // bad_words_token_ids flattened: each word's length, then all the ids.
   std::vector<std::uint32_t> bad_word_lengths;
   std::vector<token_id> bad_word_ids;
@@ -118,6 +123,16 @@ typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
       at += length;
     }
     if (at != bad_word_ids.size()) return caf::sec::invalid_argument;
+    x.pooling.reset();
+    if (has_pooling) {
+      if (pooling_kind > static_cast<std::uint8_t>(pooling_type::cls)) {
+        return caf::sec::invalid_argument;
+      }
+      x.pooling = pooling_params{
+          static_cast<pooling_type>(pooling_kind),
+          pooling_dimensions > 0 ? std::optional<std::uint32_t>(pooling_dimensions) : std::nullopt,
+          pooling_normalize};
+    }
     x.structured_outputs.reset();
     if (has_structured) {
       if (structured_kind > static_cast<std::uint8_t>(structured_outputs_params::kind::grammar)) {
@@ -133,7 +148,8 @@ typename Inspector::result_type inspect(Inspector& f, sampling_params& x) {
            x.ignore_eos, x.skip_special_tokens, x.include_stop_str_in_output, knobs, has_seed, seed,
            has_logprobs, logprobs, bias_tokens, bias_values, has_prompt_logprobs, prompt_logprobs,
            x.allowed_token_ids, bad_word_lengths, bad_word_ids, has_structured, structured_kind,
-           structured_spec, structured_choice, load);
+           structured_spec, structured_choice, has_pooling, pooling_kind, pooling_normalize,
+           pooling_dimensions, load);
 }
 
 template <class Inspector>
@@ -155,7 +171,7 @@ typename Inspector::result_type inspect(Inspector& f, chunk_logprob& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, token_chunk& x) {
   return f(caf::meta::type_name("token_chunk"), x.request, x.index, x.token_ids, x.text, x.logprobs,
-           x.prompt_logprobs);
+           x.prompt_logprobs, x.embedding);
 }
 
 template <class Inspector>

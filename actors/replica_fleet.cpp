@@ -95,6 +95,10 @@ result<engine_model_info> describe_published(caf::actor_system& system, const en
       info.quantization = model->quantization;
       info.kv_cache_dtype = model->kv_cache_dtype;
       info.sampling_defaults = description->sampling_defaults;
+      info.hidden_size = static_cast<std::uint32_t>(description->config.hidden_size);
+      info.declared_pooling = description->embedding.pooling;
+      info.is_matryoshka = description->embedding.is_matryoshka;
+      info.matryoshka_dimensions = description->embedding.matryoshka_dimensions;
       return info;
     }
     if (std::chrono::steady_clock::now() >= deadline) break;

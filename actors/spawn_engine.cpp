@@ -33,6 +33,10 @@ engine_model_info describe(const engine_config& config, const started_engine& st
   info.quantization = started.model.quantization;
   info.kv_cache_dtype = std::string(forward::to_string(started.plan->kv_cache_dtype));
   info.sampling_defaults = started.model.sampling_defaults;
+  info.hidden_size = static_cast<std::uint32_t>(started.model.config.hidden_size);
+  info.declared_pooling = started.model.embedding.pooling;
+  info.is_matryoshka = started.model.embedding.is_matryoshka;
+  info.matryoshka_dimensions = started.model.embedding.matryoshka_dimensions;
   return info;
 }
 

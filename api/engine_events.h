@@ -30,6 +30,9 @@ struct token_chunk {
   // per prompt token after the first (which has none), the `top` from the raw distribution
   // at the position before. Empty in every other chunk.
   std::vector<chunk_logprob> prompt_logprobs;
+  // sampling.pooling set: the prompt's embedding, in the request's only chunk (which has no
+  // token_ids: an embedding request generates none).
+  std::vector<float> embedding;
 };
 
 struct request_usage {

@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "api/generation_defaults.h"
+#include "api/pooling_params.h"
 #include "common/types.h"
 
 namespace pagedserve {
@@ -30,6 +32,13 @@ struct engine_model_info {
   std::string kv_cache_dtype = "auto";  // the KV cache's element type
   // The OpenAI API's defaults for fields a request leaves out (generation_config auto).
   generation_defaults sampling_defaults;
+  // Embeddings (/v1/embeddings): the vectors' size, the pooling the folder declares
+  // (sentence-transformers' Pooling module; absent: the server's pooling_type key decides),
+  // and whether `dimensions` may cut them (Matryoshka; empty list: any size).
+  std::uint32_t hidden_size = 0;
+  std::optional<pooling_type> declared_pooling;
+  bool is_matryoshka = false;
+  std::vector<std::uint32_t> matryoshka_dimensions;
 };
 
 }  // namespace pagedserve

@@ -37,6 +37,17 @@ status sampling_params::validate() const {
   if (prompt_logprobs && (*prompt_logprobs < 0 || *prompt_logprobs > k_max_logprobs)) {
     return invalid("prompt_logprobs", "in [0, 20]", *prompt_logprobs);
   }
+  if (pooling) {
+    if (n != 1) return invalid("n", "1 for an embedding request", n);
+    if (logprobs || prompt_logprobs || structured_outputs) {
+      return make_error(error_code::invalid_argument,
+                        "an embedding request (pooling) takes no logprobs, prompt_logprobs or "
+                        "structured_outputs");
+    }
+    if (pooling->dimensions && *pooling->dimensions == 0) {
+      return invalid("dimensions", ">= 1", *pooling->dimensions);
+    }
+  }
   return validate_processing();
 }
 

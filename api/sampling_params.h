@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/pooling_params.h"
 #include "api/structured_outputs_params.h"
 #include "common/result.h"
 #include "common/types.h"
@@ -75,6 +76,11 @@ struct sampling_params {
   // masked (before everything above) to the tokens that keep it matchable; stop tokens only
   // where the text is complete. The engine compiles it (runtime/engine/grammar_compiler.h).
   std::optional<structured_outputs_params> structured_outputs{};
+  // An embedding request (api/pooling_params.h): no token is generated; the prompt's pooled
+  // hidden states come back in the first token_chunk's `embedding`. Needs n = 1 and no
+  // logprobs or structured outputs. Mean and CLS pooling skip the prefix cache's reads
+  // (every position must be computed); last pooling reads it.
+  std::optional<pooling_params> pooling{};
 
   [[nodiscard]] bool is_greedy() const;
   [[nodiscard]] bool top_k_enabled() const { return top_k > 0; }

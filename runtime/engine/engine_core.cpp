@@ -111,9 +111,12 @@ sched::request_spec engine_core_base::spec_for(const request_state& r, seq_id se
     spec.stop_token_ids.insert(spec.stop_token_ids.end(), setup_.eos_token_ids.begin(),
                                setup_.eos_token_ids.end());
   }
-  // Only completion 0 computes the prompt logprobs (its siblings share the prompt).
+  // Only completion 0 computes the prompt logprobs (its siblings share the prompt). Mean and
+  // CLS pooling read every position's hidden state: none may come from the cache.
+  const std::optional<pooling_params>& pooling = req.sampling.pooling;
   spec.skip_reading_prefix_cache =
-      req.sampling.prompt_logprobs.has_value() && seq == r.completions.front().seq;
+      (req.sampling.prompt_logprobs.has_value() && seq == r.completions.front().seq) ||
+      (pooling && pooling->type != pooling_type::last);
   return spec;
 }
 
@@ -122,6 +125,8 @@ result<request_id> engine_core_base::add_request(generation_request request, dou
     ++totals_.num_rejected;
     return e;
   };
+  // An embedding request generates nothing: its one sample only ends the prefill.
+  if (request.sampling.pooling) request.sampling.max_tokens = 1;
   if (const status valid = check_admission(request); !valid) return reject(valid.err());
   result<compiled_grammar_ptr> grammar = grammar_for(request);
   if (!grammar) return reject(grammar.err());
@@ -243,6 +248,10 @@ void engine_core_base::add_siblings(request_state& r, double now) {
 
 void engine_core_base::emit_token(completion& c, const sched::sampled_token& sampled, double now,
                                   std::vector<event>& events) {
+  if (c.owner->request.sampling.pooling) {
+    emit_embedding(c, sampled, now, events);
+    return;
+  }
   if (c.index == 0 && c.num_generated == 0) add_siblings(*c.owner, now);
   ++c.num_generated;
   ++totals_.num_generation_tokens;
@@ -262,6 +271,20 @@ void engine_core_base::emit_token(completion& c, const sched::sampled_token& sam
   // back at once); its own finished event is then ignored since the completion is done.
   (void)scheduler_->finish_request(c.seq, finish_reason::stop, now);
   end_completion(c, finish_reason::stop, std::string(), events, std::move(delta.stop_string));
+}
+
+// An embedding request's one sample: a chunk with the embedding and no token, then its end
+// (the scheduler releases the blocks now; the sampled token is never shown or counted).
+void engine_core_base::emit_embedding(completion& c, const sched::sampled_token& sampled,
+                                      double now, std::vector<event>& events) {
+  event& e = events.emplace_back();
+  e.request = c.owner->id;
+  auto& chunk = e.payload.emplace<token_chunk>();
+  chunk.request = c.owner->id;
+  chunk.index = c.index;
+  chunk.embedding = sampled.embedding;
+  (void)scheduler_->finish_request(c.seq, finish_reason::stop, now);
+  end_completion(c, finish_reason::stop, std::string(), events);
 }
 
 // Lifecycle events from the scheduler: cached prefix lengths, the client's lifecycle events

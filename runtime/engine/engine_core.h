@@ -110,6 +110,8 @@ class engine_core_base {
                   std::vector<event>& events);
   void attach_logprobs(const completion& c, const sched::sampled_token& sampled,
                        token_chunk& chunk) const;
+  void emit_embedding(completion& c, const sched::sampled_token& sampled, double now,
+                      std::vector<event>& events);
   void attach_prompt_logprobs(const completion& c, const sched::sampled_token& sampled,
                               token_chunk& chunk) const;
   void add_siblings(request_state& r, double now);

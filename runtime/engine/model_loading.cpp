@@ -115,14 +115,17 @@ result<loaded_model> load_engine_model_description(const engine_config& config) 
   auto tok = load_tokenizer(config);
   if (!tok) return tok.err();
   loaded_model out;
-  if (config.generation_config == "auto") {
-    auto folder = resolved_model_dir(config);
-    if (!folder) return folder.err();
-    if (!folder->empty()) {
-      auto defaults = load_generation_defaults(*folder);
-      if (!defaults) return defaults.err();
-      out.sampling_defaults = *defaults;
-    }
+  auto folder = resolved_model_dir(config);
+  if (!folder) return folder.err();
+  if (config.generation_config == "auto" && !folder->empty()) {
+    auto defaults = load_generation_defaults(*folder);
+    if (!defaults) return defaults.err();
+    out.sampling_defaults = *defaults;
+  }
+  if (!folder->empty()) {
+    auto embedding = load_embedding_config(*folder);
+    if (!embedding) return embedding.err();
+    out.embedding = std::move(*embedding);
   }
   out.eos_token_ids = merged_eos(*model, tok->get());
   out.config = std::move(*model);

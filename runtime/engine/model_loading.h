@@ -16,6 +16,7 @@
 #include "common/result.h"
 #include "runtime/engine/built_in_model.h"
 #include "runtime/model/checkpoint.h"
+#include "runtime/model/embedding_config.h"
 #include "runtime/model/model_config.h"
 #include "runtime/tokenizer/tokenizer.h"
 
@@ -31,6 +32,8 @@ struct loaded_model {
   std::string quantization = "none";
   // generation_config auto: what the folder's generation_config.json recommends.
   generation_defaults sampling_defaults;
+  // What the folder declares about embeddings (sentence-transformers' pooling, Matryoshka).
+  embedding_config embedding;
 };
 
 // All of it: config, weights (checked against the config), tokenizer, EOS ids.

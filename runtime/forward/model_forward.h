@@ -88,6 +88,9 @@ class model_forward {
   // (forward_batch::eager). Prompt logprobs read a prefill's positions this way, a few
   // rows at a time, without holding a whole chunk's logits.
   [[nodiscard]] std::vector<float> row_logits(std::span<const std::int32_t> rows);
+  // The same rows' final hidden states (the final norm's output, HF's last_hidden_state) as
+  // f32, [rows, hidden_size]: what embedding requests pool.
+  [[nodiscard]] std::vector<float> row_hidden(std::span<const std::int32_t> rows);
   // Whether the last enqueue replayed a decode graph.
   [[nodiscard]] bool last_replayed_graph() const { return last_replayed_graph_; }
   // Waits until everything enqueued has run.
@@ -114,6 +117,8 @@ class model_forward {
   [[nodiscard]] const decode_graphs* graphs() const { return graphs_.get(); }
 
  private:
+  // The workspace's final-norm rows `rows` of the last step, gathered (row_logits, row_hidden).
+  [[nodiscard]] kernels::buffer gather_normed_rows(std::span<const std::int32_t> rows);
   void check(const paged_kv_cache& cache, const batch_metadata& meta) const;
   void attention_block(const step_views& s, const attention_bounds& bounds, std::int64_t layer,
                        paged_kv_cache& cache);

@@ -9,13 +9,20 @@
 
 namespace pagedserve::detail {
 
-result<boost::json::object> parse_json_object(std::string_view text, std::string_view source) {
+result<boost::json::value> parse_json(std::string_view text, std::string_view source) {
   boost::system::error_code ec;
   boost::json::value value = boost::json::parse(text, ec);
   if (ec) {
     return make_error(error_code::corrupt_data,
                       std::string(source) + ": not valid JSON (" + ec.message() + ")");
   }
+  return value;
+}
+
+result<boost::json::object> parse_json_object(std::string_view text, std::string_view source) {
+  auto parsed = parse_json(text, source);
+  if (!parsed) return parsed.err();
+  boost::json::value& value = *parsed;
   if (!value.is_object()) {
     return make_error(error_code::corrupt_data,
                       std::string(source) + ": expected a JSON object at the top level");
@@ -24,6 +31,16 @@ result<boost::json::object> parse_json_object(std::string_view text, std::string
 }
 
 result<boost::json::object> read_json_object_file(const std::filesystem::path& path) {
+  auto value = read_json_file(path);
+  if (!value) return value.err();
+  if (!value->is_object()) {
+    return make_error(error_code::corrupt_data,
+                      path.string() + ": expected a JSON object at the top level");
+  }
+  return std::move(value->as_object());
+}
+
+result<boost::json::value> read_json_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     return make_error(error_code::not_found, path.string() + ": file not found");
@@ -42,7 +59,7 @@ result<boost::json::object> read_json_object_file(const std::filesystem::path& p
   if (!in.good() && !in.eof()) {
     return make_error(error_code::io_error, path.string() + ": cannot read the file");
   }
-  return parse_json_object(text.str(), path.string());
+  return parse_json(text.str(), path.string());
 }
 
 json_fields::json_fields(const boost::json::object& object, std::string source, std::string prefix)

@@ -21,6 +21,8 @@ namespace pagedserve::detail {
 
 // Reads and parses a JSON object file; errors name the path (not_found when it is absent).
 [[nodiscard]] result<boost::json::object> read_json_object_file(const std::filesystem::path& path);
+// The same for any JSON value (modules.json is a list), under the same size limit.
+[[nodiscard]] result<boost::json::value> read_json_file(const std::filesystem::path& path);
 
 class json_fields {
  public:

@@ -64,6 +64,9 @@ struct sampled_token {
   // prompt positions 1..num_prompt_tokens-1 in order, the logprob of the prompt token there
   // (from the logits of the position before). The scheduler ignores it.
   std::vector<logprobs_result> prompt_logprobs;
+  // With the first sample of a sequence whose sampling has `pooling`: its prompt's pooled
+  // hidden states (api/pooling_params.h). The scheduler ignores it.
+  std::vector<float> embedding;
 };
 
 // One sampled token per scheduled sequence with `samples`, in the plan's order.

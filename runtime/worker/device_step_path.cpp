@@ -57,7 +57,8 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
       append_words(sampling, trailer);
       s->tokens.push_back(0);  // placeholder: the device knows it
       s->pending = pending_sample{plan.step, row, s->tokens.size() - 1};
-      if (s->params.prompt_logprobs && !s->prompt_logprobs_sent) {
+      if ((s->params.prompt_logprobs && !s->prompt_logprobs_sent) ||
+          (s->params.pooling && !s->embedding_sent)) {
         prompt_takers.emplace_back(f.answers.size(), s);
       }
       f.answers.push_back({entry.seq, row, s->params.logprobs, 0, std::nullopt});
@@ -77,8 +78,14 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
   sampler_->begin(plan.step);
   forward_->enqueue(batch, *cache_);
   f.replayed_graph = forward_->last_replayed_graph();
-  if (batch.eager) gather_prompt_logprobs(plan, members);
-  for (const auto& [index, s] : prompt_takers) take_prompt_logprobs(*s, f.answers[index]);
+  if (batch.eager) {
+    gather_prompt_logprobs(plan, members);
+    gather_pooled_rows(plan, members);
+  }
+  for (const auto& [index, s] : prompt_takers) {
+    take_prompt_logprobs(*s, f.answers[index]);
+    take_embedding(*s, f.answers[index]);
+  }
   sampler_->sample(plan.step, forward_->last_logits(), forward_->last_trailer(), keep_logits,
                    processing);
   f.on_device = true;
@@ -168,6 +175,7 @@ result<sched::step_output> model_step_executor::read_device_samples(const in_fli
     }
     sched::sampled_token& sampled = output.sampled.emplace_back(a.seq, token);
     sampled.prompt_logprobs = a.prompt_logprobs;  // f is const: the step is read once
+    sampled.embedding = a.embedding;
     if (a.row >= 0 && a.logprobs) {
       sampled.logprobs = compute_logprobs(sampler_->logits_row(f.step, a.row), token, *a.logprobs);
     }

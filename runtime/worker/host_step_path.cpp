@@ -18,7 +18,10 @@ void model_step_executor::run_on_host(const step_plan& plan,
   batch.eager = reads_prompt_rows(members);
   forward::forward_output out;
   if (!batch.sequences.empty()) out = forward_->run(batch, *cache_);
-  if (batch.eager) gather_prompt_logprobs(plan, members);
+  if (batch.eager) {
+    gather_prompt_logprobs(plan, members);
+    gather_pooled_rows(plan, members);
+  }
   std::size_t row = 0;  // members[i]'s row in out.last_logits
   for (std::size_t i = 0; i < members.size(); ++i) {
     const scheduled_sequence& entry = plan.scheduled[i];
@@ -39,6 +42,7 @@ void model_step_executor::run_on_host(const step_plan& plan,
     // The raw distribution (before temperature and truncation), as vLLM reports by default.
     if (s->params.logprobs) a.host_logprobs = compute_logprobs(logits, next, *s->params.logprobs);
     take_prompt_logprobs(*s, a);
+    take_embedding(*s, a);
   }
 }
 
@@ -77,6 +81,7 @@ sched::step_output model_step_executor::host_output(in_flight_step& f) {
     sched::sampled_token& sampled = output.sampled.emplace_back(a.seq, a.token);
     sampled.logprobs = std::move(a.host_logprobs);
     sampled.prompt_logprobs = std::move(a.prompt_logprobs);
+    sampled.embedding = std::move(a.embedding);
   }
   return output;
 }

@@ -101,6 +101,15 @@ struct live_sequence : sched::sequence_mirror {
   std::vector<logprobs_result> prompt_logprobs;
   bool prompt_logprobs_sent = false;
 
+  // params.pooling: positions below pooled_next are summed into pooled_sum (mean) or held
+  // there (last, cls: the one position's row); the first sample takes the embedding.
+  std::size_t pooled_next = 0;
+  std::vector<double> pooled_sum;
+  bool embedding_sent = false;
+  [[nodiscard]] bool wants_pooled_rows() const {
+    return params.pooling && !embedding_sent && pooled_next < num_prompt_tokens;
+  }
+
   // Whether a prompt position (after prompt_logprobs_next) still needs its logits.
   [[nodiscard]] bool wants_prompt_logprobs() const {
     return params.prompt_logprobs && !prompt_logprobs_sent &&
@@ -116,6 +125,7 @@ struct answer {
   token_id token = 0;  // host sampling: known at submit
   std::optional<logprobs_result> host_logprobs;
   std::vector<logprobs_result> prompt_logprobs{};  // the sequence's, with its first sample
+  std::vector<float> embedding{};                  // pooling: with its first sample
 };
 
 // The answer to an entry whose sequence is unknown (dropped by a failed step).
@@ -174,6 +184,10 @@ class model_step_executor final : public step_executor {
   [[nodiscard]] static bool reads_prompt_rows(const std::vector<live_sequence*>& members);
   void gather_prompt_logprobs(const step_plan& plan, const std::vector<live_sequence*>& members);
   static void take_prompt_logprobs(live_sequence& s, answer& a);
+  // pooling (pooling_path.cpp): after the step's forward, the final hidden states of the
+  // prompt positions its pooling reads; the first sample takes the embedding.
+  void gather_pooled_rows(const step_plan& plan, const std::vector<live_sequence*>& members);
+  static void take_embedding(live_sequence& s, answer& a);
   // Adds the row's logits processing to `processing` and `row`.
   static void add_processing(live_sequence& s, kernels::sampling_row& row,
                              step_processing& processing);

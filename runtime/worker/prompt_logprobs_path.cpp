@@ -50,7 +50,7 @@ std::vector<prompt_row> prompt_rows_of(const step_plan& plan,
 
 bool model_step_executor::reads_prompt_rows(const std::vector<live_sequence*>& members) {
   return std::any_of(members.begin(), members.end(), [](const live_sequence* s) {
-    return s != nullptr && s->wants_prompt_logprobs();
+    return s != nullptr && (s->wants_prompt_logprobs() || s->wants_pooled_rows());
   });
 }
 

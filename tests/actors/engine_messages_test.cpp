@@ -83,6 +83,13 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   EXPECT_FALSE(got.add_special_tokens);
   req.sampling.logprobs = 0;  // present and zero: not the same as absent
   EXPECT_EQ(round_trip(system, req).sampling.logprobs, std::optional<std::int32_t>(0));
+  EXPECT_FALSE(got.sampling.pooling);
+  req.sampling.pooling = pooling_params{pooling_type::cls, 64, false};
+  const std::optional<pooling_params> pooled = round_trip(system, req).sampling.pooling;
+  ASSERT_TRUE(pooled);
+  EXPECT_EQ(pooled->type, pooling_type::cls);
+  EXPECT_EQ(pooled->dimensions, std::optional<std::uint32_t>(64));
+  EXPECT_FALSE(pooled->normalize);
 
   request_final final;
   final.request = request_id{77};
@@ -111,7 +118,9 @@ TEST(engine_messages, public_message_types_survive_serialization) {
   chunk.text = "ab";
   chunk.logprobs = {chunk_logprob{4, -0.5f, {{4, -0.5f}, {9, -1.75f}}},
                     chunk_logprob{5, -3.0f, {{7, -0.25f}}}};
+  chunk.embedding = {0.5f, -0.25f};
   const token_chunk c = round_trip(system, chunk);
+  EXPECT_EQ(c.embedding, chunk.embedding);
   EXPECT_EQ(c.request, request_id{3});
   EXPECT_EQ(c.token_ids, (std::vector<token_id>{4, 5}));
   EXPECT_EQ(c.text, "ab");

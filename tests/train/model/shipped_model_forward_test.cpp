@@ -29,29 +29,13 @@ const char* const heldout_paragraphs[] = {
     "you to do. They'll be there waiting for you. I understand how you feel about the child.\"",
 };
 
-model_shape shape_of(const model_config& c) {
-  model_shape s;
-  s.vocab_size = c.vocab_size;
-  s.hidden_size = c.hidden_size;
-  s.intermediate_size = c.intermediate_size;
-  s.num_layers = c.num_layers;
-  s.num_heads = c.num_heads;
-  s.num_kv_heads = c.num_kv_heads;
-  s.head_dim = c.head_dim;
-  s.max_position_embeddings = c.max_position_embeddings;
-  s.rope_theta = c.rope.theta;
-  s.rms_norm_eps = c.rms_norm_eps;
-  s.tie_word_embeddings = c.tie_word_embeddings;
-  return s;
-}
-
 TEST(ShippedDemoModel, TheEngineReproducesTheTrainersForwardOnHeldOutText) {
   // The default engine_config: the built-in model, found as `serve` finds it.
   eval::eval_model engine = testing::load_engine_model_or_fail(engine_config{});
   ASSERT_NE(engine.forward, nullptr);
   ASSERT_NE(engine.tok, nullptr);
   EXPECT_EQ(engine.config.name, built_in_model_name);
-  const model_shape shape = shape_of(engine.config);
+  const model_shape shape = testing::shape_of(engine.config);
   const parameter_layout layout(shape);
   auto dir = built_in_model_dir();
   ASSERT_TRUE(dir.ok()) << dir.err().message;

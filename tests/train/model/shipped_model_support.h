@@ -13,6 +13,8 @@
 #include "api/engine_config.h"
 #include "runtime/eval/eval_model.h"
 #include "runtime/eval/sequence_prefill.h"
+#include "runtime/model/model_config.h"
+#include "train/model/model_shape.h"
 
 namespace pagedserve::train::testing {
 
@@ -21,6 +23,23 @@ inline eval::eval_model load_engine_model_or_fail(const engine_config& config) {
   auto model = eval::load_eval_model(config);
   EXPECT_TRUE(model.ok()) << (model.ok() ? "" : model.err().message);
   return std::move(*model);
+}
+
+// The trainer's shape of a model the engine loaded.
+inline model_shape shape_of(const model_config& c) {
+  model_shape s;
+  s.vocab_size = c.vocab_size;
+  s.hidden_size = c.hidden_size;
+  s.intermediate_size = c.intermediate_size;
+  s.num_layers = c.num_layers;
+  s.num_heads = c.num_heads;
+  s.num_kv_heads = c.num_kv_heads;
+  s.head_dim = c.head_dim;
+  s.max_position_embeddings = c.max_position_embeddings;
+  s.rope_theta = c.rope.theta;
+  s.rms_norm_eps = c.rms_norm_eps;
+  s.tie_word_embeddings = c.tie_word_embeddings;
+  return s;
 }
 
 // Greedy decoding by teacher-forced prefills of the whole text so far (quadratic, and fine
