@@ -41,6 +41,11 @@ std::vector<server_key> server_keys() {
           "--reasoning-parser",
           PAGEDSERVE_FIELD(reasoning_parser), {"", "qwen3", "deepseek_r1"}),
       choice_key<server_config>(
+          "pooling_type",
+          "\"\" (the model folder's sentence-transformers pooling, else last) | last | mean | cls: "
+          "how /v1/embeddings pools the prompt's hidden states, as vLLM's --pooler-config",
+          PAGEDSERVE_FIELD(pooling_type), {"", "last", "mean", "cls"}),
+      choice_key<server_config>(
           "tool_call_parser",
           "\"\" (none) | hermes | llama3_json | mistral | pythonic: how chat answers' text "
           "becomes tool_calls under tool_choice auto (vLLM's --tool-call-parser; hermes for "

@@ -154,8 +154,8 @@ status validate(const server_config& config) {
   if (config.enable_auto_tool_choice && config.tool_call_parser.empty()) {
     return invalid("enable_auto_tool_choice needs tool_call_parser (which format to parse)");
   }
-  for (const char* key :
-       {"log_level", "load_format", "backend", "reasoning_parser", "tool_call_parser"}) {
+  for (const char* key : {"log_level", "load_format", "backend", "reasoning_parser",
+                          "tool_call_parser", "pooling_type"}) {
     auto value = get_config_key(config, key);
     server_config scratch;
     if (status s = set_config_key(scratch, key, *value); !s) return s;

@@ -31,6 +31,9 @@ struct server_config {
   // (net/openai/tool_call_parser.h), and --enable-auto-tool-choice (which needs it).
   std::string tool_call_parser;
   bool enable_auto_tool_choice = false;
+  // /v1/embeddings' pooling (vLLM's --pooler-config pooling_type): "" (the model folder's
+  // sentence-transformers Pooling module, else last) | last | mean | cls.
+  std::string pooling_type;
   // vLLM's --chat-template: a Jinja file, or the template itself; it replaces the model's
   // (runtime/chat/load_chat_template.h). Empty: the model's own.
   std::string chat_template;

@@ -5,8 +5,16 @@
 
 #include <spdlog/spdlog.h>
 
+#include "net/openai/embedding_builder.h"
+
 namespace pagedserve::net {
 namespace {
+
+std::unique_ptr<event_builder> make_builder(const api_request& request, const tokenizer* tok) {
+  if (request.kind == api_kind::embedding) return std::make_unique<embedding_builder>(request);
+  return std::make_unique<response_builder>(request, tok, make_response_id(request.kind),
+                                            static_cast<std::int64_t>(std::time(nullptr)));
+}
 
 double seconds_between(steady_clock::time_point from, steady_clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
@@ -20,8 +28,7 @@ completion_call::completion_call(call_output& out, server_context& ctx, api_requ
     : out_(out),
       ctx_(ctx),
       request_(std::move(request)),
-      builder_(request_, ctx.model.tok, make_response_id(request_.kind),
-               static_cast<std::int64_t>(std::time(nullptr))),
+      builder_(make_builder(request_, ctx.model.tok)),
       dialect_(std::move(dialect)),
       registration_(ctx.calls),
       arrival_(arrival),
@@ -74,16 +81,16 @@ void completion_call::on_chunk(std::size_t prompt, const token_chunk& chunk) {
     }
   }
   std::vector<std::string> payloads;
-  builder_.on_chunk(prompt, chunk, payloads);
+  builder_->on_chunk(prompt, chunk, payloads);
   emit(payloads);
 }
 
 void completion_call::on_final(std::size_t prompt, const request_final& final) {
   if (final.queue_time_s > 0.0) ctx_.metrics.observe_queue_time(final.queue_time_s);
   std::vector<std::string> payloads;
-  builder_.on_final(prompt, final, payloads);
+  builder_->on_final(prompt, final, payloads);
   emit(payloads);
-  if (builder_.done()) complete();
+  if (builder_->done()) complete();
 }
 
 void completion_call::emit(std::vector<std::string>& payloads) {
@@ -125,13 +132,13 @@ void completion_call::complete() {
   finished_ = true;
   ctx_.metrics.observe_e2e_latency(seconds_between(arrival_, steady_clock::now()));
   if (abandoned_) return;
-  const std::optional<std::string>& engine_error = builder_.error_message();
+  const std::optional<std::string>& engine_error = builder_->error_message();
   if (request_.stream) {
     ensure_head();
     if (engine_error) {
       send_error(internal_error(*engine_error));
     } else {
-      std::vector<std::string> closing = builder_.finish();
+      std::vector<std::string> closing = builder_->finish();
       emit(closing);
       if (dialect_) {
         std::vector<sse_event> events;
@@ -146,7 +153,7 @@ void completion_call::complete() {
     out_.respond_error(internal_error(*engine_error));
     return;
   }
-  std::vector<std::string> body = builder_.finish();
+  std::vector<std::string> body = builder_->finish();
   if (body.empty()) {
     out_.respond_json(200, "{}");
   } else if (dialect_) {

@@ -1,10 +1,10 @@
 #pragma once
-// completion_call: one POST /v1/completions, /v1/chat/completions, /v1/responses or
-// /v1/messages from acceptance to its last byte (the last two are chat underneath: their
-// chat_dialect turns the chat shapes into theirs). It submits one engine request per prompt, feeds
-// the engine's events (already posted onto the session's strand) through response_builder and
-// writes either one JSON body or an SSE stream through call_output. Strand-confined; owned by its
-// session. No Beast here: the session implements call_output.
+// completion_call: one POST /v1/completions, /v1/chat/completions, /v1/responses,
+// /v1/messages or /v1/embeddings from acceptance to its last byte (the last two are chat
+// underneath: their chat_dialect turns the chat shapes into theirs). It submits one engine request
+// per prompt, feeds the engine's events (already posted onto the session's strand) through
+// response_builder and writes either one JSON body or an SSE stream through call_output.
+// Strand-confined; owned by its session. No Beast here: the session implements call_output.
 //
 // Streams: the response head goes out once every prompt is accepted; a refusal before that
 // is answered with its own status (429, 503, 400). An engine error after the head becomes
@@ -79,8 +79,8 @@ class completion_call {
 
   call_output& out_;
   server_context& ctx_;
-  const api_request request_;  // response_builder may refer to it: declared first
-  response_builder builder_;
+  const api_request request_;               // response_builder may refer to it: declared first
+  std::unique_ptr<event_builder> builder_;  // response_builder, or embedding_builder
   std::unique_ptr<chat_dialect> dialect_;
   call_registration registration_;
   steady_clock::time_point arrival_;

@@ -107,6 +107,7 @@ void http_session::handle_route(route r) {
       return;
     case route::completions:
     case route::chat_completions:
+    case route::embeddings:
       handle_completion(r);
       return;
     case route::responses:
@@ -256,8 +257,9 @@ void http_session::handle_completion(route r) {
   guard(io_stage::body, [&] {
     const std::optional<boost::json::value> body = json_body_or_answer();
     if (!body) return;
-    parse_outcome parsed = r == route::completions ? parse_completion_request(*body, ctx_.model)
-                                                   : parse_chat_request(*body, ctx_.model);
+    parse_outcome parsed = r == route::completions  ? parse_completion_request(*body, ctx_.model)
+                           : r == route::embeddings ? parse_embedding_request(*body, ctx_.model)
+                                                    : parse_chat_request(*body, ctx_.model);
     if (auto* err = std::get_if<api_error>(&parsed)) {
       answer_error(*err);
       return;

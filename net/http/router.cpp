@@ -16,13 +16,14 @@ struct route_entry {
   route r;
 };
 
-constexpr std::array<route_entry, 13> routes = {{
+constexpr std::array<route_entry, 14> routes = {{
     {"/", http::verb::get, route::playground},
     {"/health", http::verb::get, route::health},
     {"/v1/models", http::verb::get, route::models},
     {"/metrics", http::verb::get, route::metrics},
     {"/v1/completions", http::verb::post, route::completions},
     {"/v1/chat/completions", http::verb::post, route::chat_completions},
+    {"/v1/embeddings", http::verb::post, route::embeddings},
     {"/v1/responses", http::verb::post, route::responses},
     {"/v1/messages", http::verb::post, route::messages},
     {"/v1/messages/count_tokens", http::verb::post, route::count_tokens},

@@ -22,6 +22,7 @@ enum class route {
   metrics,           // GET /metrics
   completions,       // POST /v1/completions
   chat_completions,  // POST /v1/chat/completions
+  embeddings,        // POST /v1/embeddings
   responses,         // POST /v1/responses (OpenAI's Responses API)
   response_get,      // GET /v1/responses/{id} (the id: response_id_of)
   response_delete,   // DELETE /v1/responses/{id}

@@ -70,7 +70,7 @@ struct server::impl {
   server_config config;
   server_metrics metrics;
   std::unique_ptr<engine> eng;
-  std::optional<chat_template> chat;
+  served_model served;  // the chat template and what the parsers know of the model
   std::unique_ptr<server_context> ctx;
   asio::io_context ioc;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
@@ -171,26 +171,13 @@ result<std::unique_ptr<server>> server::start(server_config config, io_hooks hoo
   p->eng = std::move(eng.value());
   const engine_model_info& info = p->eng->model();
   p->metrics.set_model_info(info.quantization, info.kv_cache_dtype);
-  if (key_template.value()) {
-    p->chat = std::move(key_template.value());
-  } else if (info.tok) {
-    auto chat = chat_template::for_tokenizer(*info.tok);
-    if (chat) {
-      p->chat.emplace(std::move(chat.value()));
-    } else {
-      spdlog::warn("chat completions disabled: {}", chat.err().message);
-    }
-  }
-  model_context model = make_model_context(
-      info, p->config.served_model_name, p->chat ? &*p->chat : nullptr, p->config.reasoning_parser,
-      p->config.tool_call_parser, p->config.enable_auto_tool_choice);
-  model.trust_request_chat_template = p->config.trust_request_chat_template;
+  p->served = make_served_model(p->config, info, std::move(key_template.value()));
   p->ctx.reset(new server_context{
       p->config,
       *p->eng,
       p->metrics,
       static_cast<std::int64_t>(std::time(nullptr)),
-      std::move(model),
+      p->served.context,
       session_registry(p->config.max_connections),
       call_counter{},
       {},

@@ -1,5 +1,7 @@
 #include "net/http/server_context.h"
 
+#include <spdlog/spdlog.h>
+
 #include <vector>
 
 namespace pagedserve::net {
@@ -21,7 +23,35 @@ model_context make_model_context(const engine_model_info& info,
       parse_reasoning_parser(reasoning_parser).value_or(reasoning_parser_kind::none);
   model.tool_call_parser = parse_tool_call_parser(tool_call_parser);
   model.enable_auto_tool_choice = enable_auto_tool_choice && model.tool_call_parser.has_value();
+  model.pooling = info.declared_pooling.value_or(pooling_type::last);
+  model.hidden_size = info.hidden_size;
+  model.is_matryoshka = info.is_matryoshka;
+  model.matryoshka_dimensions = info.matryoshka_dimensions;
   return model;
+}
+
+served_model make_served_model(const server_config& config, const engine_model_info& info,
+                               std::optional<chat_template> key_template) {
+  served_model out;
+  if (key_template) {
+    out.chat = std::make_unique<chat_template>(std::move(*key_template));
+  } else if (info.tok) {
+    auto chat = chat_template::for_tokenizer(*info.tok);
+    if (chat) {
+      out.chat = std::make_unique<chat_template>(std::move(chat.value()));
+    } else {
+      spdlog::warn("chat completions disabled: {}", chat.err().message);
+    }
+  }
+  out.context =
+      make_model_context(info, config.served_model_name, out.chat.get(), config.reasoning_parser,
+                         config.tool_call_parser, config.enable_auto_tool_choice);
+  out.context.trust_request_chat_template = config.trust_request_chat_template;
+  if (!config.pooling_type.empty()) {  // the key wins over the folder's declaration
+    out.context.pooling =
+        pooling_type_from_string(config.pooling_type).value_or(out.context.pooling);
+  }
+  return out;
 }
 
 bool session_registry::try_reserve() {

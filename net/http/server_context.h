@@ -92,6 +92,18 @@ class call_counter {
                                                const std::string& tool_call_parser = {},
                                                bool enable_auto_tool_choice = false);
 
+// The API parsers' view of the served model: the chat template (the server's chat_template
+// key's, else the tokenizer's; null when neither: chat is refused, with a warning logged)
+// and the model_context over it with every server key that shapes requests. The context
+// points into `chat`, which a unique_ptr keeps in place.
+struct served_model {
+  std::unique_ptr<chat_template> chat;
+  model_context context;
+};
+[[nodiscard]] served_model make_served_model(const server_config& config,
+                                             const engine_model_info& info,
+                                             std::optional<chat_template> key_template);
+
 struct server_context {
   const server_config& config;
   engine_client& eng;

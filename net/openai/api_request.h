@@ -40,6 +40,13 @@ struct model_context {
   // The server's tool_call_parser, and whether tool_choice auto may use it.
   std::optional<tool_call_format> tool_call_parser;
   bool enable_auto_tool_choice = false;
+  // Embeddings: how requests pool (the server's pooling_type key, else the folder's
+  // declared pooling, else last), the vectors' size, and the Matryoshka cuts `dimensions`
+  // may ask for (is_matryoshka with an empty list: any size up to hidden_size).
+  pooling_type pooling = pooling_type::last;
+  std::uint32_t hidden_size = 0;
+  bool is_matryoshka = false;
+  std::vector<std::uint32_t> matryoshka_dimensions;
 };
 
 // Chat with tools whose answer is read as tool calls (chat_tool_fields.h): the format the
@@ -51,7 +58,7 @@ struct tool_call_options {
   bool parallel_tool_calls = true;
 };
 
-enum class api_kind { completion, chat_completion };
+enum class api_kind { completion, chat_completion, embedding };
 
 // One prompt of the request (/v1/completions accepts a list of prompts: choice index =
 // prompt_index * n + completion index, as in OpenAI/vLLM).
@@ -86,6 +93,8 @@ struct api_request {
   reasoning_parser_kind reasoning_parser = reasoning_parser_kind::none;
   // Chat with tools and tool_choice other than none: the answer becomes tool_calls.
   std::optional<tool_call_options> tool_calls;
+  // Embeddings: encoding_format "base64" (each vector's little-endian float32 bytes).
+  bool embedding_base64 = false;
 };
 
 using parse_outcome = std::variant<api_request, api_error>;
@@ -95,5 +104,9 @@ using parse_outcome = std::variant<api_request, api_error>;
                                                      const model_context& model);
 [[nodiscard]] parse_outcome parse_chat_request(const boost::json::value& body,
                                                const model_context& model);
+// /v1/embeddings (embeddings_request.cpp): `input` read as /v1/completions reads `prompt`,
+// one embedding request per input (sampling.pooling set), kind embedding.
+[[nodiscard]] parse_outcome parse_embedding_request(const boost::json::value& body,
+                                                    const model_context& model);
 
 }  // namespace pagedserve::net

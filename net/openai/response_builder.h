@@ -17,13 +17,14 @@
 
 #include "api/engine_events.h"
 #include "net/openai/api_request.h"
+#include "net/openai/event_builder.h"
 #include "net/openai/logprobs_json.h"
 #include "net/openai/reasoning_parser.h"
 #include "net/openai/response_tool_calls.h"
 
 namespace pagedserve::net {
 
-class response_builder {
+class response_builder final : public event_builder {
  public:
   // response_id: "cmpl-..." / "chatcmpl-..." (make_response_id); created: unix seconds.
   response_builder(const api_request& request, const tokenizer* tok, std::string response_id,
@@ -33,20 +34,20 @@ class response_builder {
   // Streaming: appends the SSE payloads it produces (the first chunk of a chat choice
   // carries role "assistant"; with echo the prompt text comes first).
   void on_chunk(std::size_t prompt_index, const token_chunk& chunk,
-                std::vector<std::string>& payloads);
+                std::vector<std::string>& payloads) override;
   void on_final(std::size_t prompt_index, const request_final& final,
-                std::vector<std::string>& payloads);
+                std::vector<std::string>& payloads) override;
 
   // True once every completion of every prompt has had its final.
-  [[nodiscard]] bool done() const;
+  [[nodiscard]] bool done() const override;
   // Streaming: the closing payloads (the usage chunk when include_usage), not [DONE].
   // Non-streaming: one payload, the whole response body. Call it once (it moves the
   // gathered logprobs out).
-  [[nodiscard]] std::vector<std::string> finish();
+  [[nodiscard]] std::vector<std::string> finish() override;
 
   [[nodiscard]] request_usage usage() const;  // summed over prompts and completions
   // Whether any completion ended with finish_reason::error, and its message (first one).
-  [[nodiscard]] const std::optional<std::string>& error_message() const;
+  [[nodiscard]] const std::optional<std::string>& error_message() const override;
 
  private:
   // One choice of the response: index = prompt_index * n + the engine's completion index.

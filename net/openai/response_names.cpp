@@ -19,6 +19,7 @@ std::string make_prefixed_id(std::string id) {
 }
 
 std::string make_response_id(api_kind kind) {
+  if (kind == api_kind::embedding) return make_prefixed_id("embd-");
   return make_prefixed_id(kind == api_kind::chat_completion ? "chatcmpl-" : "cmpl-");
 }
 

@@ -5,6 +5,7 @@
 import { http_error, served_model, store_api_key, stored_api_key } from './api.js';
 import { transcript } from './conversation.js';
 import { dashboard } from './dashboard.js';
+import { responses_chat } from './responses.js';
 import { request_logprobs, sampling_fields, system_prompt } from './sampling.js';
 import { stream_connection } from './stream.js';
 
@@ -21,6 +22,7 @@ let mode = 'chat';
 let model = '';
 let active = null; // {id, view} of the request streaming now
 const history = new transcript(ui.transcript);
+const responses = new responses_chat(); // chat over v1/responses (settings: "API")
 const board = new dashboard($('cards'), $('dashboard-error'), () => stream.connected);
 
 function set_connection(state, text = state) {
@@ -74,6 +76,7 @@ function select_tab(tab) {
     mode = tab;
     document.body.dataset.mode = mode;
     history.clear();
+    responses.reset();
     ui.prompt.placeholder = mode === 'chat' ? 'Send a message (Enter; Shift+Enter for a new line)' : 'A prompt to continue';
   }
 }
@@ -88,12 +91,26 @@ function request_body(text) {
   return ['completion', { model, prompt: text, ...fields }];
 }
 
+// Chat through the Responses API, when the settings choose it: the server holds the
+// conversation, so only the new message goes out.
+function uses_responses() {
+  return mode === 'chat' && new FormData(ui.settings).get('api') === 'responses';
+}
+
+function send_over_responses(text, handlers) {
+  const fields = sampling_fields(ui.settings);
+  history.add_user(text);
+  responses.send({ model, text, instructions: system_prompt(ui.settings), fields }, handlers);
+  return 'responses';
+}
+
 function send() {
   const text = ui.prompt.value;
   if (!text.trim() || active || !stream.connected) return;
   let type, body;
   try {
-    [type, body] = request_body(text);
+    if (!uses_responses()) [type, body] = request_body(text);
+    else sampling_fields(ui.settings); // the same checks before anything is shown
   } catch (err) {
     ui.settings_error.hidden = false;
     ui.settings_error.textContent = err.message;
@@ -106,7 +123,7 @@ function send() {
     active = null;
     update_buttons();
   };
-  const id = stream.start(type, body, {
+  const handlers = {
     on_delta: (m) => view.append(m.text, m.logprobs),
     on_done: (m) => {
       view.finish(m);
@@ -117,7 +134,8 @@ function send() {
       view.fail(e);
       end();
     },
-  });
+  };
+  const id = uses_responses() ? send_over_responses(text, handlers) : stream.start(type, body, handlers);
   active = { id, view };
   update_buttons();
 }
@@ -132,8 +150,20 @@ ui.prompt.addEventListener('keydown', (event) => {
     send();
   }
 });
-ui.stop.addEventListener('click', () => active && stream.cancel(active.id));
-ui.clear.addEventListener('click', () => !active && history.clear());
+ui.stop.addEventListener('click', () => {
+  if (active?.id === 'responses') responses.cancel();
+  else if (active) stream.cancel(active.id);
+});
+ui.clear.addEventListener('click', () => {
+  if (active) return;
+  history.clear();
+  responses.reset();
+});
+ui.settings.elements.api.addEventListener('change', () => {
+  if (active) return;
+  history.clear(); // the two APIs do not share a conversation
+  responses.reset();
+});
 ui.settings.elements.format.addEventListener('change', (event) => {
   ui.settings.querySelector('.format-detail').hidden = !['json_schema', 'regex'].includes(event.target.value);
 });

@@ -95,6 +95,7 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "api_key",
                                             "served_model_name",
                                             "reasoning_parser",
+                                            "pooling_type",
                                             "tool_call_parser",
                                             "enable_auto_tool_choice",
                                             "chat_template",
@@ -116,6 +117,8 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "ws_max_message_bytes",
                                             "ws_max_send_queue_bytes",
                                             "ws_ping_interval_s",
+                                            "responses_store_max_count",
+                                            "responses_store_max_bytes",
                                             "shutdown_timeout_s",
                                             "log_level"};
   EXPECT_EQ(seen, documented);

@@ -382,3 +382,80 @@ it('x-api-key authenticates; errors come in Anthropic\'s shape, naming the field
   assert.equal(raw.status, 400, raw.text);
   assert.match(raw.json.error.message, /^messages\[0\]\.content\[0\]\.type/);
 });
+
+// ---- Embeddings ----
+
+// Batched and single prompts may take different kernel paths: equal to float rounding.
+function assert_close(got, want, where) {
+  assert.equal(got.length, want.length, where);
+  for (let j = 0; j < want.length; ++j) assert.ok(Math.abs(got[j] - want[j]) < 1e-5, `${where}[${j}]: ${got[j]} vs ${want[j]}`);
+}
+
+it('embeddings.create: unit vectors, base64 (the SDK default) equal to floats, batches equal to singles', async () => {
+  const client = openai_of(server);
+  const inputs = ['The old lighthouse', 'A quiet harbour at night', 'x'];
+  const batch = await client.embeddings.create({ model, input: inputs }); // base64 on the wire
+  assert.equal(batch.object, 'list');
+  assert.equal(batch.data.length, inputs.length);
+  let prompt_tokens = 0;
+  for (const [i, text] of inputs.entries()) {
+    const row = batch.data[i];
+    assert.equal(row.index, i);
+    const norm = Math.sqrt(row.embedding.reduce((s, x) => s + x * x, 0));
+    assert.ok(Math.abs(norm - 1) < 1e-5, `norm ${norm}`);
+    const single = await client.embeddings.create({ model, input: text, encoding_format: 'float' });
+    assert_close(single.data[0].embedding, row.embedding, `input ${i}`);
+    const counted = await http_request(server.port, 'POST', '/tokenize', { body: { model, prompt: text } });
+    prompt_tokens += counted.json.count;
+  }
+  assert.equal(batch.usage.prompt_tokens, prompt_tokens);
+  assert.equal(batch.usage.total_tokens, prompt_tokens);
+  // Token ids are an input too, and give the text's vector.
+  const ids = (await http_request(server.port, 'POST', '/tokenize', { body: { model, prompt: inputs[0] } })).json.tokens;
+  const by_ids = await client.embeddings.create({ model, input: [ids], encoding_format: 'float' });
+  assert_close(by_ids.data[0].embedding, batch.data[0].embedding, 'token ids');
+  // A model without a Matryoshka declaration refuses dimensions.
+  await assert.rejects(
+    client.embeddings.create({ model, input: 'x', dimensions: 8 }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'dimensions',
+  );
+});
+
+// ---- run-batch ----
+
+it('run-batch answers every line in order, as the server answers the same bodies', async () => {
+  const { mkdtempSync, writeFileSync, readFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { spawnSync } = await import('node:child_process');
+  const dir = mkdtempSync(join(tmpdir(), 'run-batch-'));
+  try {
+    const chat_body = { model, messages: [{ role: 'user', content: 'Tell me a story.' }], max_tokens: 12, ...greedy };
+    const lines = [
+      { custom_id: 'chat', method: 'POST', url: '/v1/chat/completions', body: chat_body },
+      'this line is not JSON',
+      { custom_id: 'refused', method: 'POST', url: '/v1/chat/completions', body: { model, messages: [] } },
+      { custom_id: 'emb', method: 'POST', url: '/v1/embeddings', body: { model, input: ['a lighthouse', 'the sea'] } },
+      { custom_id: 'cmpl', method: 'POST', url: '/v1/completions', body: { model, prompt: ['Once', 'The'], max_tokens: 4, ...greedy } },
+      { custom_id: 'resp', method: 'POST', url: '/v1/responses', body: { model, input: 'Tell me a story.', max_output_tokens: 12, ...greedy } },
+    ];
+    writeFileSync(join(dir, 'in.jsonl'), lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+    const run = spawnSync(binary, ['run-batch', '-i', join(dir, 'in.jsonl'), '-o', join(dir, 'out.jsonl'), ...common], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const out = readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(out.map((o) => o.custom_id), ['chat', null, 'refused', 'emb', 'cmpl', 'resp']);
+    const ref = await chat(server, chat_body.messages, { max_tokens: 12, ...greedy });
+    assert.equal(out[0].response.status_code, 200);
+    assert.equal(out[0].response.body.choices[0].message.content, ref.text);
+    assert.equal(out[1].response, null);
+    assert.equal(out[1].error.code, 'invalid_request');
+    assert.equal(out[2].response.status_code, 400);
+    assert.equal(out[2].response.body.error.param, 'messages');
+    const emb = await openai_of(server).embeddings.create({ model, input: ['a lighthouse', 'the sea'], encoding_format: 'float' });
+    for (const i of [0, 1]) assert_close(out[3].response.body.data[i].embedding, emb.data[i].embedding, `embedding ${i}`);
+    assert.equal(out[4].response.body.choices.length, 2);
+    assert.equal(out[5].response.body.object, 'response');
+    assert.equal(text_of(out[5].response.body), ref.text);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

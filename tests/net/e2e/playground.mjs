@@ -3,7 +3,8 @@
 // console error; a chat whose tokens appear one WebSocket delta at a time and read exactly
 // what a plain `ws` client gets for the same request; Stop cancels on the server (running
 // back to 0, every KV block back); the dashboard shows /metrics (its latency percentiles are
-// Prometheus's histogram_quantile of the same scrapes); the settings send only what is
+// Prometheus's histogram_quantile of the same scrapes); chat over the Responses API keeps
+// its conversation on the server and reads what chat completions gives; the settings send only what is
 // filled in, a regex constrains the reply and a schema that is not JSON is named, not sent.
 // Saves a screenshot of the chat and one of the dashboard (PAGEDSERVE_SCREENSHOT_DIR, else a
 // temporary folder).
@@ -129,6 +130,40 @@ it('chat: tokens appear one delta at a time and read what a ws client gets', asy
   await page.$eval('#settings', (form) => form.scrollTo(0, 0)); // filling top_logprobs scrolled it
   await page.screenshot({ path: join(shots, 'playground-chat.png') });
   console.log(`screenshot: ${join(shots, 'playground-chat.png')}`);
+  assert.deepEqual(watch.unexpected_errors(), []);
+  await context.close();
+});
+
+it('chat over the Responses API: the server keeps the conversation; the reply is v1/responses\'s', async () => {
+  const { context, page, watch } = await open_page(browser, `${demo.base_url}/`);
+  await wait_connection(page);
+  await page.selectOption('#settings [name="api"]', 'responses');
+  await set_field(page, 'temperature', 0);
+  await set_field(page, 'max_tokens', 24);
+  const bodies = [];
+  page.on('request', (r) => r.url().endsWith('/v1/responses') && bodies.push(JSON.parse(r.postData())));
+  await send_message(page, 'Tell me a story about a small robot.');
+  const first = await wait_reply(page, ['done']);
+  await send_message(page, 'And then what happened?');
+  const second = await wait_reply(page, ['done']);
+  assert.equal(bodies.length, 2);
+  assert.equal(bodies[0].input, 'Tell me a story about a small robot.');
+  assert.equal(bodies[0].max_output_tokens, 24);
+  assert.equal(bodies[0].previous_response_id, undefined);
+  assert.match(bodies[1].previous_response_id, /^resp_/);
+  assert.equal(bodies[1].input, 'And then what happened?');
+  assert.equal(watch.sent('chat.completion').length, 0, 'nothing went over the WebSocket');
+  // The reference: chat completions with the whole conversation, from a plain client.
+  const reference = async (messages) => {
+    const res = await http_request(demo.port, 'POST', '/v1/chat/completions', {
+      body: { messages, temperature: 0, max_tokens: 24 },
+    });
+    return res.json.choices[0].message.content;
+  };
+  const turn1 = [{ role: 'user', content: 'Tell me a story about a small robot.' }];
+  assert.equal(first.text, await reference(turn1));
+  assert.equal(second.text, await reference([...turn1, { role: 'assistant', content: first.text }, { role: 'user', content: 'And then what happened?' }]));
+  assert.match(second.status, /tokens$/);
   assert.deepEqual(watch.unexpected_errors(), []);
   await context.close();
 });

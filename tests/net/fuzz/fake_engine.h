@@ -26,6 +26,7 @@ class fake_engine final : public engine_client {
     info_.max_n = 4;
     info_.tok = make_demo_tokenizer();
     info_.eos_token_ids = {2};
+    info_.hidden_size = 8;
   }
 
   submission submit_async(generation_request request, engine_callback callback,
@@ -37,6 +38,19 @@ class fake_engine final : public engine_client {
     const request_id id(next_id_++);
     accepted(id);
     const std::uint32_t num_tokens = std::min<std::uint32_t>(request.sampling.max_tokens, 3);
+    if (request.sampling.pooling) {  // an embedding: one chunk with the vector, then its end
+      token_chunk c;
+      c.request = id;
+      c.embedding.assign(info_.hidden_size, 0.25f);
+      callback(c);
+      request_final final;
+      final.request = id;
+      final.reason = finish_reason::stop;
+      final.usage.prompt_tokens = static_cast<std::uint32_t>(request.prompt_token_ids.size());
+      final.finished = true;
+      callback(final);
+      return submission(counter_);
+    }
     for (std::uint32_t index = 0; index < std::max<std::uint32_t>(request.sampling.n, 1); ++index) {
       for (std::uint32_t t = 0; t < num_tokens; ++t) callback(chunk(request, id, index, t));
       request_final final;

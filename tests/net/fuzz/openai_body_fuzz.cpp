@@ -1,7 +1,8 @@
 // libFuzzer target: request bodies through the OpenAI parsers (completions and chat, with
 // the Llama-3 and Qwen3 tokenizers and chat templates from tests/data, and with no tokenizer),
-// the dialects that translate into chat (Anthropic Messages and OpenAI Responses, from a
-// first byte of 0xC0 up: odd Messages, even Responses) and WebSocket client messages through
+// the dialects that translate into chat (Anthropic Messages and OpenAI Responses, a first
+// byte in [0xC0, 0xE0): odd Messages, even Responses), embeddings (from 0xE0) and WebSocket
+// client messages through
 // parse_ws_message. The first input byte picks the parser and the model; the rest is the
 // body. Besides the sanitizers it checks properties
 // that hold for every body:
@@ -109,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   boost::json::error_code ec;
   const boost::json::value body = boost::json::parse(text, ec);
   if (ec) return 0;
-  if (selector >= 0xC0 && selector % 2 == 0) {
+  if (selector >= 0xC0 && selector < 0xE0 && selector % 2 == 0) {
     static const response_store empty_store;
     auto translated = parse_responses_request(body, model.context, empty_store);
     if (auto* request = std::get_if<responses_request>(&translated)) {
