@@ -101,10 +101,10 @@ struct batch_runner::state {
       if (it == running.end()) return;
       to_cancel = it->second->submissions;
       const net::api_error err = net::to_api_error(id.err());
-      finish_line(index,
-                  net::batch_response_line(it->second->request.custom_id, err.status,
-                                           net::to_body(err)),
-                  true);
+      finish_line(
+          index,
+          net::batch_response_line(it->second->request.custom_id, err.status, net::to_body(err)),
+          true);
     }
     for (const submission& s : to_cancel) s.cancel();
   }
@@ -174,8 +174,9 @@ batch_totals batch_runner::run(std::istream& in, std::ostream& out,
     batch_totals now;
     {
       std::unique_lock lock(s.mutex);
-      s.changed.wait_for(lock, std::chrono::milliseconds(500),
-                         [&] { return s.ready.count(next_write) > 0 || (!more && next_write == next_read); });
+      s.changed.wait_for(lock, std::chrono::milliseconds(500), [&] {
+        return s.ready.count(next_write) > 0 || (!more && next_write == next_read);
+      });
       for (auto it = s.ready.find(next_write); it != s.ready.end() && it->first == next_write;
            it = s.ready.find(next_write)) {
         writable.push_back(std::move(it->second));

@@ -62,7 +62,8 @@ result<batch_args> parse_args(int argc, char** argv) {
     }
   }
   if (out.input.empty() || out.output.empty()) {
-    return make_error(error_code::invalid_argument, "-i and -o are required\n" + std::string(k_usage));
+    return make_error(error_code::invalid_argument,
+                      "-i and -o are required\n" + std::string(k_usage));
   }
   return out;
 }
@@ -93,11 +94,15 @@ int run_batch(int argc, char** argv) {
   const net::server_config& config = parsed->config;
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   std::ifstream in(args->input);
-  if (!in) return std::fprintf(stderr, "pagedserve run-batch: cannot read %s\n", args->input.c_str()), 2;
+  if (!in)
+    return std::fprintf(stderr, "pagedserve run-batch: cannot read %s\n", args->input.c_str()), 2;
   std::ofstream out(args->output, std::ios::trunc);
-  if (!out) return std::fprintf(stderr, "pagedserve run-batch: cannot write %s\n", args->output.c_str()), 1;
+  if (!out)
+    return std::fprintf(stderr, "pagedserve run-batch: cannot write %s\n", args->output.c_str()), 1;
   auto key_template = net::load_chat_template_key(config.chat_template);
-  if (!key_template) return std::fprintf(stderr, "pagedserve run-batch: %s\n", key_template.err().message.c_str()), 2;
+  if (!key_template)
+    return std::fprintf(stderr, "pagedserve run-batch: %s\n", key_template.err().message.c_str()),
+           2;
   auto eng = engine::start(config.engine);
   if (!eng) {
     spdlog::error("cannot start the engine: {}", eng.err().message);
@@ -108,13 +113,17 @@ int run_batch(int argc, char** argv) {
   const std::size_t window =
       args->max_in_flight > 0
           ? args->max_in_flight
-          : std::min<std::size_t>(std::max<std::uint32_t>(config.engine.max_waiting_requests, 1), 4096);
+          : std::min<std::size_t>(std::max<std::uint32_t>(config.engine.max_waiting_requests, 1),
+                                  4096);
   batch_runner runner(**eng, served.context, window);
-  const batch_totals totals = runner.run(in, out, [](const batch_totals& t) { print_progress(t, false); });
+  const batch_totals totals =
+      runner.run(in, out, [](const batch_totals& t) { print_progress(t, false); });
   print_progress(totals, true);
   out.flush();
   (*eng)->shutdown(std::chrono::seconds(10));
-  if (!out) return std::fprintf(stderr, "pagedserve run-batch: writing %s failed\n", args->output.c_str()), 1;
+  if (!out)
+    return std::fprintf(stderr, "pagedserve run-batch: writing %s failed\n", args->output.c_str()),
+           1;
   if (args->json) {
     const boost::json::object summary{
         {"lines", totals.lines_done},

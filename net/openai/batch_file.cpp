@@ -27,9 +27,8 @@ batch_line parse_body(std::string custom_id, std::string_view url, const json::v
     auto parsed = parse_responses_request(body, model, store);
     if (auto* err = std::get_if<api_error>(&parsed)) return refused(std::move(custom_id), *err);
     responses_request& r = std::get<responses_request>(parsed);
-    auto dialect = std::make_unique<responses_dialect>(r.chat.model, std::move(r.echo),
-                                                       std::move(r.conversation),
-                                                       r.store ? &store : nullptr);
+    auto dialect = std::make_unique<responses_dialect>(
+        r.chat.model, std::move(r.echo), std::move(r.conversation), r.store ? &store : nullptr);
     return batch_request{std::move(custom_id), std::move(r.chat), std::move(dialect)};
   }
   parse_outcome parsed = url == "/v1/chat/completions" ? parse_chat_request(body, model)
@@ -48,7 +47,8 @@ batch_line parse_batch_line(std::string_view line, const model_context& model,
   if (ec || !v.is_object()) return malformed(std::nullopt, "the line is not a JSON object");
   const json::object& o = v.get_object();
   const json::value* id = o.if_contains("custom_id");
-  if (id == nullptr || !id->is_string()) return malformed(std::nullopt, "'custom_id' must be a string");
+  if (id == nullptr || !id->is_string())
+    return malformed(std::nullopt, "'custom_id' must be a string");
   std::string custom_id(id->get_string());
   const json::value* method = o.if_contains("method");
   if (method != nullptr && !(method->is_string() && method->get_string() == "POST")) {
@@ -56,15 +56,17 @@ batch_line parse_batch_line(std::string_view line, const model_context& model,
   }
   const json::value* url = o.if_contains("url");
   // Views on both sides: a mixed conditional would build a temporary json::string.
-  const std::string_view u = url != nullptr && url->is_string() ? std::string_view(url->get_string())
-                                                                : std::string_view();
+  const std::string_view u =
+      url != nullptr && url->is_string() ? std::string_view(url->get_string()) : std::string_view();
   if (u != "/v1/chat/completions" && u != "/v1/completions" && u != "/v1/embeddings" &&
       u != "/v1/responses") {
-    return malformed(custom_id, "'url' must be /v1/chat/completions, /v1/completions, "
-                                "/v1/embeddings or /v1/responses");
+    return malformed(custom_id,
+                     "'url' must be /v1/chat/completions, /v1/completions, "
+                     "/v1/embeddings or /v1/responses");
   }
   const json::value* body = o.if_contains("body");
-  if (body == nullptr || !body->is_object()) return malformed(custom_id, "'body' must be an object");
+  if (body == nullptr || !body->is_object())
+    return malformed(custom_id, "'body' must be an object");
   if (const json::value* stream = body->get_object().if_contains("stream");
       stream != nullptr && stream->is_bool() && stream->get_bool()) {
     return refused(std::move(custom_id),

@@ -50,8 +50,8 @@ std::vector<std::string> embedding_builder::finish() {
       for (const float x : input.embedding) floats.emplace_back(static_cast<double>(x));
       vector = std::move(floats);
     }
-    data.push_back(
-        boost::json::object{{"object", "embedding"}, {"index", i}, {"embedding", std::move(vector)}});
+    data.push_back(boost::json::object{
+        {"object", "embedding"}, {"index", i}, {"embedding", std::move(vector)}});
   }
   const boost::json::object body{
       {"object", "list"},

@@ -19,15 +19,16 @@
 namespace pagedserve::net {
 namespace {
 
-constexpr std::array<std::string_view, 4> k_passed_through = {
-    "model", "add_special_tokens", "truncate_prompt_tokens", "priority"};
+constexpr std::array<std::string_view, 4> k_passed_through = {"model", "add_special_tokens",
+                                                              "truncate_prompt_tokens", "priority"};
 
 std::optional<api_error> check_dimensions(std::int64_t dims, const model_context& model) {
   const std::vector<std::uint32_t>& sizes = model.matryoshka_dimensions;
   if (!model.is_matryoshka) {
-    return bad_request("This model does not support 'dimensions' (it declares no Matryoshka "
-                       "representation: is_matryoshka or matryoshka_dimensions in config.json).",
-                       "dimensions");
+    return bad_request(
+        "This model does not support 'dimensions' (it declares no Matryoshka "
+        "representation: is_matryoshka or matryoshka_dimensions in config.json).",
+        "dimensions");
   }
   if (!sizes.empty() && std::find(sizes.begin(), sizes.end(), dims) == sizes.end()) {
     std::string listed;

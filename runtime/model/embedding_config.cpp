@@ -51,8 +51,9 @@ result<std::optional<pooling_type>> declared_pooling(const std::filesystem::path
       ++modes;
     }
   }
-  for (const std::string_view other : {"pooling_mode_max_tokens", "pooling_mode_mean_sqrt_len_tokens",
-                                       "pooling_mode_weightedmean_tokens"}) {
+  for (const std::string_view other :
+       {"pooling_mode_max_tokens", "pooling_mode_mean_sqrt_len_tokens",
+        "pooling_mode_weightedmean_tokens"}) {
     if (fields.bool_or(other, false)) {
       ++modes;
       supported = false;
@@ -61,9 +62,10 @@ result<std::optional<pooling_type>> declared_pooling(const std::filesystem::path
   if (!fields.ok()) return fields.first_error();
   if (modes != 1 || !supported) {
     return make_error(error_code::unsupported,
-                      fields.source() + ": exactly one of pooling_mode_lasttoken, "
-                                        "pooling_mode_mean_tokens, pooling_mode_cls_token must be "
-                                        "set (other modes are not served)");
+                      fields.source() +
+                          ": exactly one of pooling_mode_lasttoken, "
+                          "pooling_mode_mean_tokens, pooling_mode_cls_token must be "
+                          "set (other modes are not served)");
   }
   return std::optional<pooling_type>(found);
 }
@@ -85,8 +87,9 @@ result<embedding_config> load_embedding_config(const std::filesystem::path& dir)
   out.is_matryoshka = fields.bool_or("is_matryoshka", false);
   for (const std::int64_t d : fields.int_or_int_list("matryoshka_dimensions")) {
     if (d < 1 || d > (1 << 20)) {
-      return make_error(error_code::corrupt_data, "config.json: matryoshka_dimensions must hold "
-                                                  "positive sizes");
+      return make_error(error_code::corrupt_data,
+                        "config.json: matryoshka_dimensions must hold "
+                        "positive sizes");
     }
     out.matryoshka_dimensions.push_back(static_cast<std::uint32_t>(d));
   }

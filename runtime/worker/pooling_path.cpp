@@ -33,7 +33,8 @@ std::pair<std::size_t, std::size_t> positions_read(const live_sequence& s, std::
     case pooling_type::last:
       return last >= first && last < end ? std::pair{last, last + 1} : std::pair{end, end};
     case pooling_type::cls:
-      return first == 0 && end > 0 ? std::pair{std::size_t{0}, std::size_t{1}} : std::pair{end, end};
+      return first == 0 && end > 0 ? std::pair{std::size_t{0}, std::size_t{1}}
+                                   : std::pair{end, end};
     case pooling_type::mean:
       break;
   }

@@ -27,7 +27,8 @@ const char* const k_modules =
 
 std::string pooling_config(bool last, bool mean, bool cls) {
   return std::string(R"({"word_embedding_dimension": 1024, "pooling_mode_cls_token": )") +
-         (cls ? "true" : "false") + R"(, "pooling_mode_mean_tokens": )" + (mean ? "true" : "false") +
+         (cls ? "true" : "false") + R"(, "pooling_mode_mean_tokens": )" +
+         (mean ? "true" : "false") +
          R"(, "pooling_mode_max_tokens": false, "pooling_mode_lasttoken": )" +
          (last ? "true" : "false") + "}";
 }
@@ -67,7 +68,8 @@ TEST(embedding_config, RefusesWhatCannotBeServedExactly) {
   write(dir / "1_Pooling/config.json", pooling_config(true, true, false));  // two modes
   auto got = load_embedding_config(dir.path());
   ASSERT_FALSE(got.ok());
-  EXPECT_NE(got.err().message.find("1_Pooling/config.json"), std::string::npos) << got.err().message;
+  EXPECT_NE(got.err().message.find("1_Pooling/config.json"), std::string::npos)
+      << got.err().message;
   write(dir / "1_Pooling/config.json",
         R"({"pooling_mode_max_tokens": true, "pooling_mode_lasttoken": false})");
   EXPECT_FALSE(load_embedding_config(dir.path()).ok());  // max pooling is not served

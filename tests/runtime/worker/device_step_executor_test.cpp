@@ -361,6 +361,53 @@ TEST(device_step_executor, prompt_logprobs_equal_the_cpu_executors_through_a_pre
   }
 }
 
+// Embeddings (pooling) on the device path: the hidden rows of each prefill chunk read back
+// (bf16/f16 widened on the host) while later steps are queued, a preemption halfway through
+// a prefill (no position pooled twice): the CPU executor's vectors, which
+// tests/train/model/shipped_model_embedding_test.cpp holds to an independent forward.
+TEST(device_step_executor, embeddings_equal_the_cpu_executors_through_a_preemption) {
+  const golden_set g = load_golden("tiny-llama");
+  for (const pooling_type type : {pooling_type::mean, pooling_type::last, pooling_type::cls}) {
+    sampling_params params;
+    params.temperature = 0.0f;
+    params.pooling = pooling_params{type, std::nullopt, true};
+    DEVICE_EXECUTOR(device, base_config(g));
+    auto cpu = cpu_executor(base_config(g));
+    ASSERT_NE(cpu, nullptr);
+    test_driver on_device(*device, {.chunk = 13, .lookahead = true, .params = params});
+    test_driver on_cpu(*cpu, {.chunk = 13, .lookahead = true, .params = params});
+    for (test_driver* driver : {&on_device, &on_cpu}) {
+      for (int i = 0; i < num_golden_prompts; ++i) driver->add(seq_of(i), g.prompts[i]);
+      for (int s = 0; s < 3; ++s) ASSERT_TRUE(driver->step().ok());
+      driver->preempt_next(seq_of(3));  // 100 tokens: mid-prefill
+      driver->run_to_end(1);
+    }
+    // The preempted prompt pools each position once: as a CPU run without the preemption.
+    auto plain_cpu = cpu_executor(base_config(g));
+    ASSERT_NE(plain_cpu, nullptr);
+    test_driver plain(*plain_cpu, {.chunk = 13, .lookahead = true, .params = params});
+    plain.add(seq_of(3), g.prompts[3]);
+    plain.run_to_end(1);
+    const std::vector<float>& whole = plain.embedding(seq_of(3));
+    ASSERT_EQ(whole.size(), on_cpu.embedding(seq_of(3)).size());
+    for (std::size_t j = 0; j < whole.size(); ++j) {
+      EXPECT_NEAR(on_cpu.embedding(seq_of(3))[j], whole[j], 1e-5) << to_string(type) << " " << j;
+    }
+    for (int i = 0; i < num_golden_prompts; ++i) {
+      const std::vector<float>& got = on_device.embedding(seq_of(i));
+      const std::vector<float>& want = on_cpu.embedding(seq_of(i));
+      ASSERT_EQ(got.size(), static_cast<std::size_t>(g.config.hidden_size)) << "prompt " << i;
+      ASSERT_EQ(want.size(), got.size());
+      double norm = 0.0;
+      for (std::size_t j = 0; j < got.size(); ++j) {
+        EXPECT_NEAR(got[j], want[j], 2e-3) << to_string(type) << " " << i << "/" << j;
+        norm += static_cast<double>(got[j]) * got[j];
+      }
+      EXPECT_NEAR(norm, 1.0, 1e-4);
+    }
+  }
+}
+
 // num_blocks 0: the pool is what gpu_memory_utilization leaves after a profiling forward.
 TEST(device_step_executor, pool_is_planned_from_device_memory) {
   const golden_set g = load_golden("tiny-qwen3");

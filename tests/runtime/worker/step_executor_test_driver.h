@@ -71,6 +71,11 @@ class test_driver {
     return seqs_.at(seq).prompt_logprobs;
   }
 
+  // The embedding that came with the first sample (sampling asked for pooling).
+  [[nodiscard]] const std::vector<float>& embedding(seq_id seq) const {
+    return seqs_.at(seq).embedding;
+  }
+
   // Plans and runs one step. The output is read now, or (lookahead) the step is left in
   // flight and the previous one is collected after this one was submitted (the executor
   // pipeline: plan N+1 is built before N's output is read). Returns the collected output.
@@ -122,6 +127,7 @@ class test_driver {
     std::vector<logprobs_result> logprobs;  // per output read, when they came with it
     std::vector<logprobs_result> prompt_logprobs;
     bool got_prompt_logprobs = false;
+    std::vector<float> embedding;
     std::size_t prompt_size = 0;
     std::uint32_t num_tokens = 0;  // tokens.size() + samples in flight
     std::uint32_t num_computed = 0;
@@ -211,6 +217,10 @@ class test_driver {
         EXPECT_FALSE(it->second.got_prompt_logprobs) << "prompt logprobs sent twice";
         it->second.prompt_logprobs = t.prompt_logprobs;
         it->second.got_prompt_logprobs = true;
+      }
+      if (!t.embedding.empty()) {
+        EXPECT_TRUE(it->second.embedding.empty()) << "embedding sent twice";
+        it->second.embedding = t.embedding;
       }
     }
   }

@@ -83,7 +83,7 @@ std::vector<double> reference(const parameter_layout& layout, const std::vector<
 }
 
 TEST(ShippedDemoModelEmbeddings, PooledHiddenStatesAreTheTrainersAcrossPrefillChunks) {
-  engine_config config;  // the built-in model, as `serve` finds it
+  engine_config config;                      // the built-in model, as `serve` finds it
   config.sched.max_num_batched_tokens = 24;  // prompts of ~40 tokens take several steps
   config.sched.max_model_len = 256;
   config.sched.num_blocks = 64;
