@@ -25,8 +25,10 @@ result<std::optional<std::filesystem::path>> pooling_folder(const std::filesyste
     const boost::json::value* type = m.get_object().if_contains("type");
     const boost::json::value* path = m.get_object().if_contains("path");
     if (type == nullptr || !type->is_string() || type->get_string() != k_pooling_module) continue;
+    // Inside the folder only: no "..", and no absolute path (which `dir /` would keep whole).
     if (path == nullptr || !path->is_string() ||
-        std::string_view(path->get_string()).find("..") != std::string_view::npos) {
+        std::string_view(path->get_string()).find("..") != std::string_view::npos ||
+        std::filesystem::path(std::string(path->get_string())).is_absolute()) {
       return make_error(error_code::corrupt_data, "modules.json: the Pooling module's path");
     }
     return std::optional<std::filesystem::path>(dir / std::string(path->get_string()));

@@ -78,6 +78,9 @@ TEST(embedding_config, RefusesWhatCannotBeServedExactly) {
   got = load_embedding_config(dir.path());
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.err().message.find("modules.json"), std::string::npos) << got.err().message;
+  write(dir / "modules.json",
+        R"([{"path": "/tmp", "type": "sentence_transformers.models.Pooling"}])");
+  EXPECT_FALSE(load_embedding_config(dir.path()).ok());
   write(dir / "modules.json", R"({"not": "a list"})");
   EXPECT_FALSE(load_embedding_config(dir.path()).ok());
   write(dir / "modules.json", "[]");
