@@ -212,7 +212,9 @@ typename Inspector::result_type inspect(Inspector& f, engine_stats& x) {
            x.num_preemptions, x.num_prompt_tokens, x.num_generation_tokens, x.prefix_cache_queries,
            x.prefix_cache_hits, x.sum_batch_size, x.kv_utilization_sum, x.executor_idle_s,
            x.executor_busy_s, x.device_idle_s, x.device_busy_s, x.executor_host_s,
-           x.num_graph_steps, x.iteration_tokens, x.moe_num_experts, x.moe_expert_tokens);
+           x.num_graph_steps, x.iteration_tokens, x.moe_num_experts, x.moe_expert_tokens,
+           x.spec_decode_num_drafts, x.spec_decode_num_draft_tokens,
+           x.spec_decode_num_accepted_tokens, x.spec_decode_accepted_per_pos);
 }
 
 template <class Inspector>

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api/scheduler_config.h"
+#include "api/speculative_config.h"
 #include "common/result.h"
 
 namespace pagedserve {
@@ -38,6 +39,8 @@ struct engine_config {
   // (runtime/model/generation_defaults.h), as vLLM's --generation-config auto; vllm: the
   // API's own defaults (temperature 1, ...) whatever the model recommends.
   std::string generation_config = "auto";
+  // vLLM's --speculative-config (api/speculative_config.h); off by default.
+  speculative_config speculative;
 
   // KV pool: num_blocks blocks of sched.block_size tokens. 0: sized at start-up by the
   // engine_plan (runtime/plan/engine_plan.h): on the CPU for max_num_seqs sequences of

@@ -111,11 +111,31 @@ std::vector<engine_key> batching_keys() {
   };
 }
 
+// speculative_config: a JSON object (a YAML map in the config file), as vLLM's flag.
+engine_key speculative_row() {
+  engine_key row;
+  row.info = {"speculative_config",
+              "speculative decoding, vLLM's JSON object: {\"method\": \"ngram\", "
+              "\"num_speculative_tokens\": 4, \"prompt_lookup_max\": 4} (prompt lookup over "
+              "the request's prompt and output; prompt_lookup_min/max default to 5); empty: off",
+              false, false, true};
+  row.set = [](engine_config& c, std::string_view v) {
+    auto parsed = parse_speculative_config(v);
+    if (!parsed) return status(parsed.err());
+    c.speculative = std::move(*parsed);
+    return status::success();
+  };
+  row.get = [](const engine_config& c) { return format_speculative_config(c.speculative); };
+  return row;
+}
+
+std::vector<engine_key> speculative_keys() { return {speculative_row()}; }
+
 #undef PAGEDSERVE_FIELD
 
 std::vector<engine_key> make_table() {
   std::vector<engine_key> table;
-  for (auto* part : {&model_keys, &cache_keys, &batching_keys}) {
+  for (auto* part : {&model_keys, &cache_keys, &batching_keys, &speculative_keys}) {
     for (engine_key& e : part()) table.push_back(std::move(e));
   }
   return table;

@@ -43,6 +43,16 @@ void add_engine_stats(engine_stats& total, const engine_stats& part) {
   total.executor_host_s += part.executor_host_s;
   total.num_graph_steps += part.num_graph_steps;
   total.iteration_tokens.merge(part.iteration_tokens);
+  total.spec_decode_num_drafts += part.spec_decode_num_drafts;
+  total.spec_decode_num_draft_tokens += part.spec_decode_num_draft_tokens;
+  total.spec_decode_num_accepted_tokens += part.spec_decode_num_accepted_tokens;
+  std::vector<std::uint64_t>& per_pos = total.spec_decode_accepted_per_pos;
+  if (per_pos.size() < part.spec_decode_accepted_per_pos.size()) {
+    per_pos.resize(part.spec_decode_accepted_per_pos.size(), 0);
+  }
+  for (std::size_t i = 0; i < part.spec_decode_accepted_per_pos.size(); ++i) {
+    per_pos[i] += part.spec_decode_accepted_per_pos[i];
+  }
   // Replicas serve one model: the same experts, summed expert by expert.
   if (total.moe_expert_tokens.empty()) {
     total.moe_num_experts = part.moe_num_experts;

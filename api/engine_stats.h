@@ -56,6 +56,13 @@ struct engine_stats {
   // layer's row stays 0); empty for a dense model. Shows routing imbalance (/metrics).
   std::uint32_t moe_num_experts = 0;
   std::vector<std::uint64_t> moe_expert_tokens;
+  // Speculative decoding (vLLM's spec_decode figures): verified runs that had proposed
+  // tokens, their proposed tokens, the accepted ones, and accepted_per_pos[i]: runs whose
+  // (i+1)-th proposed token was accepted. Acceptance rate = accepted / draft tokens.
+  std::uint64_t spec_decode_num_drafts = 0;
+  std::uint64_t spec_decode_num_draft_tokens = 0;
+  std::uint64_t spec_decode_num_accepted_tokens = 0;
+  std::vector<std::uint64_t> spec_decode_accepted_per_pos;
 
   [[nodiscard]] std::uint64_t num_finished() const {
     return num_finished_stop + num_finished_length + num_cancelled + num_failed;

@@ -32,6 +32,13 @@ struct scheduler_config {
   // Most tokens one sequence may be scheduled in one step (0: no limit beyond the budget).
   // Keeps one long prompt from taking the whole budget while decodes wait.
   std::uint32_t long_prefill_token_threshold = 0;
+  // Speculative decoding (api/speculative_config.h): the most lookahead slots a decoding
+  // sequence gets per step for proposed tokens (0: off). Set by the engine plan from the
+  // speculative_config; not a key of its own.
+  std::uint32_t num_speculative_tokens = 0;
+  // false: every decoding sequence gets num_speculative_tokens slots (as the budget, the
+  // free blocks and max_tokens allow), whatever they cost (speculative_config::adaptive).
+  bool adaptive_speculation = true;
 };
 
 // Rejects configurations that could never schedule anything or contradict themselves.

@@ -104,6 +104,9 @@ boost::json::object to_json(const offline_figures& f, const engine_stats& s,
           {"device_busy_s", s.device_busy_s},
           {"device_idle_fraction", optional_json(f.device_idle_fraction)},
           {"graph_steps", s.num_graph_steps},
+          {"spec_decode_num_drafts", s.spec_decode_num_drafts},
+          {"spec_decode_num_draft_tokens", s.spec_decode_num_draft_tokens},
+          {"spec_decode_num_accepted_tokens", s.spec_decode_num_accepted_tokens},
           {"leaked_blocks", num_leaked_blocks}};
 }
 
@@ -156,6 +159,12 @@ void print_table(const boost::json::object& config, const offline_figures& f, co
   std::printf("%-28s %12.3f\n", "device busy (s)", s.device_busy_s);
   print_row("device idle fraction", f.device_idle_fraction, 4);
   std::printf("%-28s %12llu\n", "graph steps", ull(s.num_graph_steps));
+  if (s.spec_decode_num_draft_tokens > 0) {
+    std::printf("%-28s %12llu of %llu (%.3f)\n", "speculative tokens accepted",
+                ull(s.spec_decode_num_accepted_tokens), ull(s.spec_decode_num_draft_tokens),
+                static_cast<double>(s.spec_decode_num_accepted_tokens) /
+                    static_cast<double>(s.spec_decode_num_draft_tokens));
+  }
   if (fixed) print_static(f, *fixed);
 }
 

@@ -57,11 +57,11 @@ struct bench_options {
 };
 
 void add_options(CLI::App& app, bench_options& opt) {
-  add_engine_flags(
-      app, opt.engine,
-      {"model", "model_config", "load_format", "quantization", "backend", "dtype",
-       "gpu_memory_utilization", "enforce_eager", "block_size", "num_blocks", "max_num_seqs",
-       "max_num_batched_tokens", "max_model_len", "kv_cache_dtype", "cpu_activation_dtype"});
+  add_engine_flags(app, opt.engine,
+                   {"model", "model_config", "load_format", "quantization", "backend", "dtype",
+                    "gpu_memory_utilization", "enforce_eager", "block_size", "num_blocks",
+                    "max_num_seqs", "max_num_batched_tokens", "max_model_len", "kv_cache_dtype",
+                    "cpu_activation_dtype", "speculative_config"});
   app.footer("--max-model-len defaults to the workload's longest prompt + max_tokens.");
   app.add_option("--workload", opt.workload_path, "JSONL: prompt_token_ids, max_tokens")
       ->required();

@@ -26,6 +26,7 @@ struct config_key_info {
   std::string description;
   bool is_boolean = false;  // a bare flag (--enable-prefix-caching) means true
   bool is_list = false;     // a YAML list is accepted (its items joined with commas)
+  bool is_object = false;   // a YAML map is accepted (as the JSON object it spells)
 };
 
 template <class Config>

@@ -1,5 +1,7 @@
 #include "sim/fake_executor.h"
 
+#include <algorithm>
+
 namespace pagedserve::sim {
 
 namespace {
@@ -38,12 +40,37 @@ step_output fake_executor::run(const step_plan& plan) {
   for (const scheduled_sequence& entry : plan.scheduled) {
     seq_state* state = take_entry(entry);
     if (state == nullptr || !entry.samples) continue;
-    const token_id token = next_token(state->hash);
-    state->tokens.push_back(token);
-    state->hash = extend_hash(state->hash, token);
-    output.sampled.push_back(sampled_token{entry.seq, token});
+    if (entry.num_speculative_tokens > 0) {
+      run_speculative(entry, *state, output);
+    } else {
+      sample_into(*state, entry.seq, output, 0);
+    }
   }
   return output;
+}
+
+void fake_executor::sample_into(seq_state& state, seq_id seq, step_output& output,
+                                std::uint32_t num_draft_tokens) {
+  const token_id token = next_token(state.hash);
+  state.tokens.push_back(token);
+  state.hash = extend_hash(state.hash, token);
+  sampled_token& sampled = output.sampled.emplace_back(seq, token);
+  sampled.num_draft_tokens = num_draft_tokens;
+}
+
+// k slots; the first `right` proposals are the model's own tokens, then one wrong one.
+void fake_executor::run_speculative(const scheduled_sequence& entry, seq_state& state,
+                                    step_output& output) {
+  const std::uint32_t k = entry.num_speculative_tokens;
+  const auto right = static_cast<std::uint32_t>(mix(state.hash ^ 0x5eedULL) % (k + 2));
+  const std::uint32_t num_proposed = std::min(k, right + 1);
+  const std::size_t first = output.sampled.size();
+  for (std::uint32_t i = 0; i < std::min(right, k); ++i) {  // accepted proposals
+    sample_into(state, entry.seq, output, 0);
+    ++state.num_computed;  // the accepted token's position was fed and computed
+  }
+  sample_into(state, entry.seq, output, 0);  // the correction, or the token after all k
+  output.sampled[first].num_draft_tokens = num_proposed;
 }
 
 // The entry's data into the mirror; null (a protocol error counted) when they disagree.

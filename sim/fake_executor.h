@@ -2,6 +2,12 @@
 // fake_executor: stands in for the model in the simulator (see simulator.h). Its state comes
 // only from step plans (the same sequence_mirror as the model executor's), so it also
 // checks that plans carry what an executor needs.
+//
+// Speculative entries (lookahead slots) are answered as a greedy verifier would: the
+// proposed tokens are the model's own next tokens for a stretch (its length from the
+// context's hash, so some stretches cover every slot and some none) and then a wrong one;
+// the run is the accepted stretch and the model's token after it. A scheduler that handles
+// runs right therefore yields exactly the tokens it yields without speculation.
 
 #include <cstdint>
 #include <unordered_map>
@@ -35,6 +41,11 @@ class fake_executor {
   };
 
   seq_state* take_entry(const sched::scheduled_sequence& entry);
+  // The token the model samples next for `state`, appended to it and to `output`.
+  void sample_into(seq_state& state, seq_id seq, sched::step_output& output,
+                   std::uint32_t num_draft_tokens);
+  void run_speculative(const sched::scheduled_sequence& entry, seq_state& state,
+                       sched::step_output& output);
   void expect(bool condition) { num_protocol_errors_ += condition ? 0 : 1; }
 
   std::uint32_t block_size_ = 0;

@@ -3,6 +3,7 @@
 
 #include "net/config/server_config.h"
 
+#include "common/config_value.h"
 #include "runtime/routing/replica_address.h"
 
 #include <yaml-cpp/yaml.h>
@@ -65,6 +66,38 @@ std::string node_kind(const YAML::Node& node) {
   return "not a scalar";
 }
 
+// A YAML map as the JSON object it spells (an object key: speculative_config). Scalars that
+// read as integers, numbers or booleans stay unquoted; nested maps and lists recurse.
+std::string json_of(const YAML::Node& node) {
+  if (node.IsMap()) {
+    std::string out = "{";
+    for (const auto& entry : node) {
+      if (out.size() > 1) out += ',';
+      out += json_of(entry.first) + ':' + json_of(entry.second);
+    }
+    return out + '}';
+  }
+  if (node.IsSequence()) {
+    std::string out = "[";
+    for (const YAML::Node& item : node) {
+      if (out.size() > 1) out += ',';
+      out += json_of(item);
+    }
+    return out + ']';
+  }
+  if (node.IsNull()) return "null";
+  const std::string& text = node.Scalar();
+  const bool plain = node.Tag() != "!";  // not quoted in the YAML text
+  if (plain && (text == "true" || text == "false")) return text;
+  if (plain && config_value::parse_double(text)) return text;
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
 // One `key: value` entry of the top-level map.
 status apply_entry(server_config& config, const std::filesystem::path& file,
                    const YAML::Node& key_node, const YAML::Node& value) {
@@ -86,6 +119,8 @@ status apply_entry(server_config& config, const std::filesystem::path& file,
       }
       text += (text.empty() ? "" : ",") + item.Scalar();
     }
+  } else if (value.IsMap() && info->is_object) {
+    text = json_of(value);
   } else if (!value.IsNull() && !value.IsScalar()) {
     return invalid("key '" + key + "' in " + where(file, key_node) +
                    " must be a single value, got " + node_kind(value));

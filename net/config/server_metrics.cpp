@@ -62,6 +62,24 @@ void server_metrics::set_model_info(std::string quantization, std::string kv_cac
 
 namespace {
 
+// vLLM's spec_decode families; only when speculative decoding has verified something.
+void render_spec_decode(exposition& out, const engine_stats& stats) {
+  if (stats.spec_decode_num_drafts == 0) return;
+  out.counter("spec_decode_num_drafts_total", "Verified runs that had proposed tokens.",
+              stats.spec_decode_num_drafts);
+  out.counter("spec_decode_num_draft_tokens_total", "Proposed tokens verified.",
+              stats.spec_decode_num_draft_tokens);
+  out.counter("spec_decode_num_accepted_tokens_total", "Proposed tokens accepted.",
+              stats.spec_decode_num_accepted_tokens);
+  out.family("spec_decode_num_accepted_tokens_per_pos_total", "counter",
+             "Runs whose proposed token at this position (0: the first) was accepted.");
+  const std::vector<std::uint64_t>& per_pos = stats.spec_decode_accepted_per_pos;
+  for (std::size_t pos = 0; pos < per_pos.size(); ++pos) {
+    out.sample("spec_decode_num_accepted_tokens_per_pos_total",
+               "position=\"" + std::to_string(pos) + "\"", std::to_string(per_pos[pos]));
+  }
+}
+
 // Per replica (a router's): one family per figure, one sample per replica.
 void render_replicas(exposition& out, std::span<const replica_info> replicas) {
   if (replicas.empty()) return;
@@ -143,6 +161,7 @@ std::string server_metrics::render(const engine_stats& stats, std::string_view m
   out.histogram_family("iteration_tokens_total", "Tokens (prompt + generated) per engine step.",
                        stats.iteration_tokens);
   render_expert_load(out, stats);
+  render_spec_decode(out, stats);
   render_replicas(out, replicas);
   return std::move(out).take();
 }

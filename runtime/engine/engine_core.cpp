@@ -48,6 +48,7 @@ void engine_core_base::record_executor_time(const executor_step_figures& figures
   totals_.device_idle_s += figures.device_idle_s;
   totals_.device_busy_s += figures.device_busy_s;
   if (figures.replayed_graph) ++totals_.num_graph_steps;
+  scheduler_->observe_step_time(figures.busy_s);
 }
 
 void engine_core_base::record_expert_load(std::span<const std::int32_t> load,
@@ -212,6 +213,7 @@ void engine_core_base::apply(const sched::step_output& output, double now,
   route_scheduler_events(events);  // arrivals, admissions and preemptions since the last call
   release_lifecycle(output.step, events);  // this step's, before its tokens
   scheduler_->update_from_output(output, now);
+  count_speculation(output);
   emit_tokens(output, now, events);
   route_scheduler_events(events);
   release_lifecycle(output.step, events);  // siblings queued by this step's first token
@@ -225,6 +227,26 @@ void engine_core_base::emit_tokens(const sched::step_output& output, double now,
     const auto it = by_seq_.find(sampled.seq);
     if (it == by_seq_.end() || it->second->done) continue;
     emit_token(*it->second, sampled, now, events);
+  }
+}
+
+// A speculative run: its first token names how many tokens were proposed; the tokens of
+// the same sequence after it are the accepted ones, then one sampled token.
+void engine_core_base::count_speculation(const sched::step_output& output) {
+  const std::vector<sched::sampled_token>& sampled = output.sampled;
+  for (std::size_t i = 0; i < sampled.size(); ++i) {
+    const std::uint32_t num_proposed = sampled[i].num_draft_tokens;
+    if (num_proposed == 0) continue;
+    std::size_t end = i + 1;
+    while (end < sampled.size() && sampled[end].seq == sampled[i].seq) ++end;
+    const std::size_t num_accepted = end - i - 1;
+    ++totals_.spec_decode_num_drafts;
+    totals_.spec_decode_num_draft_tokens += num_proposed;
+    totals_.spec_decode_num_accepted_tokens += num_accepted;
+    std::vector<std::uint64_t>& per_pos = totals_.spec_decode_accepted_per_pos;
+    if (per_pos.size() < num_proposed) per_pos.resize(num_proposed, 0);
+    for (std::size_t pos = 0; pos < num_accepted; ++pos) ++per_pos[pos];
+    i = end - 1;
   }
 }
 

@@ -128,6 +128,7 @@ class engine_core_base {
                       std::vector<event>& events,
                       std::optional<std::string> stop_string = std::nullopt);
   void count_step(const sched::step_plan& plan);
+  void count_speculation(const sched::step_output& output);
 
   engine_core_setup setup_;
   request_limits limits_;

@@ -33,6 +33,11 @@ struct device_token {
 struct forward_batch {
   std::vector<sequence_step> sequences;
   bool return_all_logits = false;
+  // With return_all_logits: one pass over the output layer, for every row, and each
+  // sequence's last logits copied out of it (run() only; the last rows' own pass is skipped,
+  // so last_logits() is not set). For small batches that need every row anyway (speculative
+  // verification); a prefill chunk's rows would cost more than the pass saved.
+  bool only_all_logits = false;
   // Never replay a decode graph: model_forward::row_logits() reads this step's rows.
   bool eager = false;
 

@@ -71,6 +71,7 @@ void model_forward::enqueue(const forward_batch& batch, paged_kv_cache& cache) {
     broken("device tokens without a token source");
   }
   last_num_tokens_ = meta.num_tokens;
+  skip_last_logits_ = batch.return_all_logits && batch.only_all_logits;
   last_replayed_graph_ = graphs_ != nullptr && !batch.return_all_logits && !batch.eager &&
                          graphs_->covers(cache, meta);
   if (last_replayed_graph_) {
@@ -148,8 +149,10 @@ forward_output model_forward::run(const forward_batch& batch, paged_kv_cache& ca
   enqueue(batch, cache);
   forward_output out;
   out.vocab_size = config_.vocab_size;
-  out.last_logits.resize(static_cast<std::size_t>(last_logits_.numel()));
-  backend_.copy_to_host_async(out.last_logits.data(), last_logits_);
+  if (!skip_last_logits_) {
+    out.last_logits.resize(static_cast<std::size_t>(last_logits_.numel()));
+    backend_.copy_to_host_async(out.last_logits.data(), last_logits_);
+  }
   buffer every;
   if (batch.return_all_logits) {
     std::int64_t num_tokens = 0;
@@ -163,6 +166,15 @@ forward_output model_forward::run(const forward_batch& batch, paged_kv_cache& ca
     backend_.copy_to_host_async(out.all_logits.data(), every.view());
   }
   wait();
+  if (skip_last_logits_) {  // each sequence's last row, out of every row's logits
+    const auto vocab = static_cast<std::size_t>(config_.vocab_size);
+    std::size_t end = 0;
+    for (const sequence_step& s : batch.sequences) {
+      end += s.new_token_ids.size();
+      const auto row = out.all_logits.begin() + static_cast<std::ptrdiff_t>((end - 1) * vocab);
+      out.last_logits.insert(out.last_logits.end(), row, row + static_cast<std::ptrdiff_t>(vocab));
+    }
+  }
   return out;
 }
 
@@ -176,6 +188,7 @@ void model_forward::enqueue_packed(const step_shape& shape, const attention_boun
     attention_block(s, bounds, layer, cache);
     mlp_block(s, layer);
   }
+  if (skip_last_logits_) return;  // run() takes them from every row's logits
   backend_.gather_rows({s.last_hidden, s.normed, s.last_rows});
   backend_.linear(weights_.lm_head.params(s.logits, s.last_hidden, {}));
   last_logits_ = s.logits;

@@ -136,6 +136,7 @@ class model_forward {
   void copy_expert_load();
   std::unique_ptr<decode_graphs> graphs_;
   kernels::tensor last_logits_;
+  bool skip_last_logits_ = false;  // forward_batch::only_all_logits of the enqueue running
   kernels::tensor last_trailer_;
   bool last_replayed_graph_ = false;
   std::int64_t last_num_tokens_ = 0;

@@ -95,6 +95,18 @@ void kv_cache_manager::free(seq_id seq) {
   seqs_.erase(it);
 }
 
+void kv_cache_manager::trim_slots(seq_id seq, std::uint32_t num_tokens) {
+  const auto it = seqs_.find(seq);
+  if (it == seqs_.end()) return;
+  seq_state& state = it->second;
+  const std::uint32_t kept = std::max(blocks_for(num_tokens), state.num_cached_blocks);
+  if (kept >= state.blocks.size()) return;
+  std::vector<block_id> tail_first(state.blocks.rbegin(),
+                                   state.blocks.rend() - static_cast<std::ptrdiff_t>(kept));
+  pool_.free_blocks(tail_first);
+  state.blocks.resize(kept);
+}
+
 std::span<const block_id> kv_cache_manager::block_table(seq_id seq) const {
   auto it = seqs_.find(seq);
   if (it == seqs_.end()) return {};

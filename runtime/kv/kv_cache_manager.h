@@ -86,6 +86,11 @@ class kv_cache_manager {
   [[nodiscard]] bool allocate_slots(seq_id seq, std::uint32_t num_tokens_after_step,
                                     const computed_blocks* new_computed_blocks = nullptr);
 
+  // Gives back the table's tail blocks that `num_tokens` do not reach (speculative decoding:
+  // lookahead slots of proposed tokens that were rejected), tail first. Never below the
+  // blocks registered in the prefix cache; more tokens than the table covers is a no-op.
+  void trim_slots(seq_id seq, std::uint32_t num_tokens);
+
   // Registers in the prefix cache every block of `seq` that is full within the first
   // `num_computed_tokens` of `tokens` and not yet hashed. Hash chains parent + tokens.
   void cache_blocks(seq_id seq, std::span<const token_id> tokens, std::uint32_t num_computed_tokens,
@@ -115,7 +120,7 @@ class kv_cache_manager {
 
  private:
   struct seq_state {
-    std::vector<block_id> blocks;  // append-only block table
+    std::vector<block_id> blocks;  // block table: grows, or loses tail blocks (trim_slots)
     // Leading blocks already registered in (or matched against) the prefix cache, and the
     // registration representing the last of them: the parent of the next block to cache.
     std::uint32_t num_cached_blocks = 0;

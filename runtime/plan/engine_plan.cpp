@@ -119,6 +119,19 @@ result<engine_plan> plan_engine(const engine_config& config, forward::model_forw
     plan.decode_graph_batch_sizes = forward::default_decode_batch_sizes(config.sched.max_num_seqs);
   }
   plan.samples_on_device = backend.samples_on_device();
+  if (config.speculative.enabled()) {
+    // Verification reads several positions' logits per sequence on the host: a backend that
+    // samples on the device does not do that yet, and is refused rather than run otherwise.
+    if (plan.samples_on_device) {
+      return make_error(error_code::unsupported,
+                        "speculative_config: speculative decoding runs on the cpu backend in "
+                        "this version (the " +
+                            config.backend + " backend samples on the device)");
+    }
+    plan.speculative = with_defaults(config.speculative);
+    plan.sched.num_speculative_tokens = config.speculative.num_speculative_tokens;
+    plan.sched.adaptive_speculation = config.speculative.adaptive;
+  }
   plan.max_waiting_requests = config.max_waiting_requests;
   plan.max_n = config.max_n;
   return plan;

@@ -49,6 +49,8 @@ struct engine_plan {
   // contexts up to sched.max_model_len; empty: eager (enforce_eager, or a host backend).
   std::vector<std::int64_t> decode_graph_batch_sizes;
   bool samples_on_device = false;
+  // As the engine_config gives it; sched.num_speculative_tokens is its depth (0: off).
+  speculative_config speculative;
   // Admission, as the engine_config gives them: the engine core reads the plan only.
   std::uint32_t max_waiting_requests = engine_config{}.max_waiting_requests;
   std::uint32_t max_n = engine_config{}.max_n;

@@ -60,18 +60,6 @@ struct weigher {
   return weights;
 }
 
-// Sum of a block of weights in double, four partial sums at a time (one dependency chain
-// would cost a full add latency per weight).
-[[nodiscard]] double block_sum(std::span<const float> w) {
-  double lanes[4] = {0.0, 0.0, 0.0, 0.0};
-  std::size_t i = 0;
-  for (; i + 4 <= w.size(); i += 4) {
-    for (std::size_t j = 0; j < 4; ++j) lanes[j] += w[i + j];
-  }
-  for (; i < w.size(); ++i) lanes[0] += w[i];
-  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-}
-
 // Inverse CDF in ascending id order: the first token whose running weight exceeds
 // u * (total weight). `weights` is indexed by token id; zero weights never win. Block sums
 // let the walk skip whole blocks and step one token at a time only inside the block that
@@ -82,8 +70,8 @@ struct weigher {
   block_sums.clear();
   double total = 0.0;
   for (std::size_t begin = 0; begin < weights.size(); begin += block) {
-    block_sums.push_back(
-        block_sum(weights.subspan(begin, std::min(block, weights.size() - begin))));
+    block_sums.push_back(sampling_detail::block_sum(
+        weights.subspan(begin, std::min(block, weights.size() - begin))));
     total += block_sums.back();
   }
   const double target = u * total;
@@ -181,6 +169,45 @@ token_id sample(std::span<const float> logits, const sampling_params& params,
     return sample_top_k(logits, params, weight, u);
   }
   return sample_full(logits, params, weight, u);
+}
+
+void sampling_weights(std::span<const float> logits, const sampling_params& params,
+                      std::vector<float>& out) {
+  if (logits.empty()) fail_empty("sampling_weights");
+  out.assign(logits.size(), 0.0f);
+  if (params.is_greedy()) {
+    const float best = max_logit(logits);
+    if (best != k_neg_inf) out[static_cast<std::size_t>(greedy_sample(logits))] = 1.0f;
+    return;
+  }
+  const float max = max_logit(logits);
+  if (max == k_neg_inf) return;
+  const weigher weight{max, 1.0f / params.temperature};
+  const float min_p = params.min_p;  // the max weight is 1, so this is min_p * max weight
+  if (params.top_k_enabled() && static_cast<std::size_t>(params.top_k) < logits.size()) {
+    std::vector<candidate>& cands = candidate_scratch();
+    sampling_detail::select_top_k(logits, static_cast<std::size_t>(params.top_k), cands);
+    for (candidate& c : cands) c.weight = weight(c.weight);
+    if (params.top_p_enabled()) {
+      const double target =
+          static_cast<double>(params.top_p) * sampling_detail::total_weight(cands);
+      cands.resize(sampling_detail::find_nucleus(cands, target));
+    }
+    for (const candidate& c : cands) {
+      if (!(c.weight < min_p)) out[static_cast<std::size_t>(c.id)] = c.weight;
+    }
+    return;
+  }
+  weight.fill(logits, out);
+  if (params.top_p_enabled()) sampling_detail::keep_nucleus(out, params.top_p, candidate_scratch());
+  if (params.min_p_enabled()) {
+    for (float& w : out) w = w < min_p ? 0.0f : w;
+  }
+}
+
+token_id draw_weighted(std::span<const float> weights, double u) {
+  if (weights.empty()) fail_empty("draw_weighted");
+  return draw(weights, u);
 }
 
 }  // namespace pagedserve

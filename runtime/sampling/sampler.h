@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "api/sampling_params.h"
 #include "common/types.h"
@@ -78,5 +79,15 @@ class sampler_state {
 
 // argmax, lowest index on ties, NaN treated as -inf; token 0 if nothing beats -inf.
 [[nodiscard]] token_id greedy_sample(std::span<const float> logits);
+
+// The distribution sample() draws from, as unnormalised weights indexed by token id (`out`
+// is resized to the vocabulary): zero for every token that temperature, top-k, top-p and
+// min-p leave out; greedy: 1 at greedy_sample's token, 0 elsewhere. Speculative decoding
+// verifies proposed tokens against it (speculative_sampling.h).
+void sampling_weights(std::span<const float> logits, const sampling_params& params,
+                      std::vector<float>& out);
+// sample()'s last stage over such weights: the first token in ascending id order whose
+// running weight exceeds u * (total weight); zero weights never win.
+[[nodiscard]] token_id draw_weighted(std::span<const float> weights, double u);
 
 }  // namespace pagedserve

@@ -33,6 +33,16 @@ double total_weight(std::span<const candidate> cands) {
   return total;
 }
 
+double block_sum(std::span<const float> w) {
+  double lanes[4] = {0.0, 0.0, 0.0, 0.0};
+  std::size_t i = 0;
+  for (; i + 4 <= w.size(); i += 4) {
+    for (std::size_t j = 0; j < 4; ++j) lanes[j] += w[i + j];
+  }
+  for (; i < w.size(); ++i) lanes[0] += w[i];
+  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+}
+
 namespace {
 
 // Offers token i to the bounded heap of the k most likely tokens seen so far. Heap order

@@ -28,6 +28,9 @@ inline constexpr auto more_likely = [](const candidate& a, const candidate& b) {
 [[nodiscard]] float max_logit(std::span<const float> logits);
 
 [[nodiscard]] double total_weight(std::span<const candidate> cands);
+// Sum of a block of weights in double, four partial sums at a time (one dependency chain
+// would cost a full add latency per weight).
+[[nodiscard]] double block_sum(std::span<const float> w);
 
 // The k most likely tokens (by logit, then lower id) whose logit beats -inf, in no
 // particular order, with their logits as weights. A bounded heap when k is a small share of

@@ -21,7 +21,7 @@ kv::kv_cache_config kv_cache_config_of(const scheduler_config& config) {
 scheduler::scheduler(scheduler_config config) : scheduler(config, kv_cache_config_of(config)) {}
 
 scheduler::scheduler(scheduler_config config, kv::kv_cache_config kv_config)
-    : config_(config), kv_(kv_config) {
+    : config_(config), kv_(kv_config), depth_(config.num_speculative_tokens) {
   const status valid = validate(config_);
   sched_check(valid.ok(), valid.ok() ? "" : valid.err().message);
   sched_check(
@@ -59,6 +59,7 @@ result<seq_id> scheduler::add_request(request_spec spec, double now) {
   const seq_id id = spec.id;
   auto owned = std::make_unique<tracked>(sequence(std::move(spec)));
   tracked& t = *owned;
+  t.acceptance = engine_acceptance_.with_weight_at_most(4.0f);
   sequences_.emplace(id, std::move(owned));
   enqueue_waiting(t);
   events_.emplace_back(request_arrived{stamp(t, event_step(), now)});

@@ -37,6 +37,7 @@
 #include "runtime/kv/kv_cache_manager.h"
 #include "runtime/sched/events.h"
 #include "runtime/sched/sequence.h"
+#include "runtime/sched/speculation_depth.h"
 #include "runtime/sched/step_plan.h"
 #include "runtime/sched/steps_in_flight.h"
 
@@ -78,6 +79,10 @@ class scheduler {
   // across steps reuses its storage, so a steady step allocates nothing for the plan.
   void schedule(double now, step_plan& plan);
   void update_from_output(const step_output& output, double now);
+  // Speculative decoding: the oldest step in flight took `seconds` on the executor (called
+  // before its update_from_output); with the tokens it computed, this fits the cost model
+  // that decides how many lookahead slots sequences get (speculation_depth.h).
+  void observe_step_time(double seconds);
   // False when the request is unknown or already finished.
   bool cancel(seq_id seq, double now);
   // Ends a request for a reason found outside (a stop string matched on its text): like
@@ -98,6 +103,9 @@ class scheduler {
   // Steps planned whose output has not been applied yet.
   [[nodiscard]] std::size_t num_steps_in_flight() const { return num_in_flight_; }
   // Unfinished sequences that could be planned now (not waiting only on pending tokens).
+  // False while a step with lookahead slots is in flight: a step planned behind it would
+  // leave out every sequence it speculates for (their token counts are unknown), and those
+  // would then only run every other step.
   [[nodiscard]] bool can_plan() const;
   [[nodiscard]] std::uint32_t num_running() const;
   [[nodiscard]] std::uint32_t num_waiting() const;
@@ -118,9 +126,15 @@ class scheduler {
     // memory makes no kv_cache_manager call for this sequence.
     std::uint64_t num_slots = 0;
     std::uint32_t num_table_blocks = 0;
-    std::uint32_t num_scheduled = 0;  // in the plan being built (0 when not in it)
-    bool samples = false;             // ditto
-    sequence seq;                     // its hot fields come first, right after these
+    std::uint32_t num_scheduled = 0;    // in the plan being built (0 when not in it)
+    std::uint32_t num_speculative = 0;  // ditto: lookahead slots for proposed tokens
+    bool samples = false;               // ditto
+    // A step with lookahead slots for it is in flight: how many tokens it adds is unknown
+    // until its output is applied, so nothing more of it is planned before then.
+    bool speculating = false;
+    std::uint32_t chosen_depth = 0;  // plan_speculation's choice for the plan being built
+    acceptance_record acceptance;
+    sequence seq;  // its hot fields come first, right after these
     waiting_key key{};
   };
 
@@ -134,10 +148,13 @@ class scheduler {
     std::uint32_t num_scheduled = 0;
     std::uint32_t num_computed_after = 0;  // positions with KV once the step has run
     std::uint32_t incarnation = 0;         // num_preemptions when planned
+    std::uint32_t num_speculative = 0;
     bool samples = false;
   };
   struct in_flight_step {
     std::uint64_t step = 0;
+    bool speculative = false;              // some entry has lookahead slots
+    std::optional<double> seconds;         // observe_step_time
     std::vector<in_flight_entry> entries;  // reused across steps
   };
   // A finished sequence stays alive until every step in flight that may name it is applied.
@@ -173,8 +190,19 @@ class scheduler {
   [[nodiscard]] in_flight_step& oldest_in_flight() { return in_flight_[in_flight_head_]; }
 
   // Phases of update_from_output().
-  void apply_entry(const in_flight_entry& entry, std::optional<token_id> token, double now);
-  void apply_sampled(tracked& t, token_id token, double now);
+  void apply_entry(const in_flight_entry& entry, std::span<const sampled_token> run, double now);
+  // A sampled token; with `first` false, a further token of a speculative run. Returns the
+  // stop it reached, if any (the caller finishes the sequence).
+  [[nodiscard]] std::optional<finish_reason> apply_sampled(tracked& t, token_id token, bool first,
+                                                           double now);
+  void end_by_stop(tracked& t, finish_reason reason, double now);
+
+  // Speculative decoding (scheduler_speculate.cpp).
+  void plan_speculation(const token_budget& budget);
+  [[nodiscard]] bool may_speculate(const tracked& t) const;
+  void add_lookahead(tracked& t, step_plan& plan, token_budget& budget);
+  void after_speculative_run(const in_flight_entry& entry, std::span<const sampled_token> run);
+  void observe_applied_step(const in_flight_step& rec, std::span<const sampled_token> sampled);
   void finish(tracked& t, finish_reason reason, double now);
   void drop_finished();
   void free_retired(std::uint64_t applied_step);
@@ -195,11 +223,20 @@ class scheduler {
   std::array<in_flight_step, k_max_steps_in_flight> in_flight_{};
   std::size_t in_flight_head_ = 0;
   std::size_t num_in_flight_ = 0;
+  // In-flight steps with lookahead slots: no step is planned behind one (see can_plan).
+  std::size_t num_speculative_in_flight_ = 0;
   std::vector<retired_sequence> retired_;
   std::vector<seq_id> finished_since_plan_;
   // Running sequences finished while applying an output, not yet dropped from running_.
   std::uint32_t num_finished_in_update_ = 0;
   std::uint64_t num_decode_tokens_in_plan_ = 0;  // one-token decodes in the plan being built
+  // Speculative decoding (config_.num_speculative_tokens > 0): slot depths, and per running
+  // sequence the depth chosen for the plan being built.
+  speculation_depth depth_;
+  std::vector<speculation_depth::candidate> depth_candidates_;  // scratch
+  std::vector<std::uint32_t> depth_choice_;                     // scratch
+  std::vector<tracked*> depth_sequences_;                       // scratch
+  acceptance_record engine_acceptance_;                         // every sequence's verified steps
   std::vector<scheduler_event> events_;
   std::uint64_t next_step_ = 0;
   std::optional<std::uint64_t> applying_step_;  // set while update_from_output runs

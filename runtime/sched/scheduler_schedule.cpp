@@ -43,19 +43,27 @@ void scheduler::record_in_flight(std::uint64_t step) {
   in_flight_step& rec = in_flight_[(in_flight_head_ + num_in_flight_) % k_max_steps_in_flight];
   ++num_in_flight_;
   rec.step = step;
+  rec.seconds.reset();
+  rec.speculative = false;
   rec.entries.clear();
   for (tracked* t : planned_) {
     rec.entries.push_back(in_flight_entry{t, t->num_scheduled, t->seq.num_computed_tokens(),
-                                          t->seq.num_preemptions(), t->samples});
+                                          t->seq.num_preemptions(), t->num_speculative,
+                                          t->samples});
+    t->speculating = t->num_speculative > 0;
+    rec.speculative = rec.speculative || t->speculating;
     t->num_scheduled = 0;
+    t->num_speculative = 0;
     t->samples = false;
   }
+  if (rec.speculative) ++num_speculative_in_flight_;
 }
 
 bool scheduler::can_plan() const {
+  if (num_speculative_in_flight_ > 0) return false;
   if (!waiting_.empty()) return true;
   return std::any_of(running_.begin(), running_.end(), [](const tracked* t) {
-    return t->seq.num_uncomputed_tokens() > 0 && !t->seq.pending_is_last();
+    return t->seq.num_uncomputed_tokens() > 0 && !t->seq.pending_is_last() && !t->speculating;
   });
 }
 
@@ -73,16 +81,19 @@ std::uint32_t scheduler::num_tokens_to_schedule(const sequence& seq,
 // Phase 1. Iterates over a snapshot because preemption removes sequences from running_;
 // a sequence preempted earlier in this walk is skipped.
 void scheduler::schedule_running(step_plan& plan, token_budget& budget, double now) {
+  if (config_.num_speculative_tokens > 0) plan_speculation(budget);
   running_snapshot_.assign(running_.begin(), running_.end());
   for (tracked* t : running_snapshot_) {
     if (budget.num_left == 0) break;
     if (t->seq.status() != sequence_status::running) continue;
     if (t->seq.pending_is_last()) continue;  // its last token is on its way
+    if (t->speculating) continue;            // how many tokens it adds is still unknown
     const std::uint32_t num_new = num_tokens_to_schedule(t->seq, budget);
     if (num_new == 0) continue;
     const std::size_t num_blocks_before = t->num_table_blocks;
     if (!make_room(*t, num_new, plan, budget, now)) continue;
     add_to_plan(*t, schedule_kind::continuing, num_new, num_blocks_before, plan, budget);
+    if (t->chosen_depth > 0) add_lookahead(*t, plan, budget);
   }
 }
 
@@ -146,9 +157,10 @@ void scheduler::unschedule(tracked& t, step_plan& plan, token_budget& budget) {
   account(*it, t, plan, -1);
   plan.scheduled.erase(it);
   planned_.erase(std::find(planned_.begin(), planned_.end(), &t));
-  budget.num_left += t.num_scheduled;
+  budget.num_left += t.num_scheduled + t.num_speculative;
   plan.num_batched_tokens -= t.num_scheduled;
   t.num_scheduled = 0;
+  t.num_speculative = 0;
   t.samples = false;
 }
 
@@ -227,6 +239,7 @@ void scheduler::add_to_plan(tracked& t, schedule_kind kind, std::uint32_t num_ne
   entry.seq = seq.id();
   entry.kind = kind;
   entry.first_position = seq.num_computed_tokens();
+  entry.first_block_index = static_cast<std::uint32_t>(num_blocks_before);
   entry.num_scheduled_tokens = num_new;
   entry.samples =
       seq.num_computed_tokens() + num_new == seq.num_tokens() + seq.num_pending_outputs();

@@ -110,6 +110,18 @@ class sequence {
     --num_pending_outputs_;
     tokens_.push_back(token);
   }
+  // A further token of a speculative step's run (after append_output took its first): a
+  // proposed token the target accepted, or the one sampled after them. Its position's KV
+  // was written by that step, so it counts as computed, unless the sequence was preempted
+  // while the step ran (then everything is recomputed).
+  void append_speculated(token_id token) {
+    if (status_ == sequence_status::running) {
+      ++num_computed_tokens_;
+    } else if (status_ != sequence_status::preempted) {
+      die("append_speculated while neither running nor preempted");
+    }
+    tokens_.push_back(token);
+  }
   void preempt();  // running -> preempted, num_computed_tokens back to 0 (recompute)
   void finish(finish_reason reason);
 

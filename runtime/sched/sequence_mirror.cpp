@@ -14,6 +14,10 @@ std::optional<std::string> contradiction(const scheduled_sequence& entry, const 
   if (entry.num_scheduled_tokens == 0) return "no tokens scheduled";
   if (entry.first_position != s.num_computed) return "gap or overlap: " + where;
   if (end > s.tokens.size()) return "tokens not known yet: " + where;
+  if (entry.num_speculative_tokens > 0 &&
+      std::uint64_t{s.block_table.size()} * block_size < end + entry.num_speculative_tokens) {
+    return "lookahead slots outside the block table: " + where;
+  }
   if (entry.samples && end != s.tokens.size()) {
     return "samples before the last known token: " + where;
   }
@@ -36,6 +40,14 @@ std::optional<std::string> sequence_mirror::apply(const scheduled_sequence& entr
                                                   std::uint32_t block_size) {
   if (entry.kind == schedule_kind::continuing) {
     if (!loaded) return "continuing entry for a sequence with no data";
+    // The scheduler took back lookahead blocks after a speculative step.
+    if (entry.first_block_index != scheduled_sequence::k_table_end) {
+      if (entry.first_block_index > block_table.size()) {
+        return "first block index " + std::to_string(entry.first_block_index) +
+               " past a table of " + std::to_string(block_table.size()) + " blocks";
+      }
+      block_table.resize(entry.first_block_index);
+    }
     block_table.insert(block_table.end(), entry.block_ids.begin(), entry.block_ids.end());
   } else {
     if (loaded) return "new or resumed entry for a sequence already loaded";

@@ -37,6 +37,15 @@ struct scheduled_sequence {
   // new_sequence/resumed: the whole block table. continuing: blocks appended this step.
   // Empty under the static allocator, which places a sequence in one contiguous region.
   std::vector<block_id> block_ids;
+  // continuing: the table's length before block_ids are appended. Shorter than the table the
+  // executor holds when the scheduler took back lookahead blocks after a speculative step:
+  // the executor cuts its copy to this length first. k_table_end: append to the table as is.
+  static constexpr std::uint32_t k_table_end = 0xffffffffu;
+  std::uint32_t first_block_index = k_table_end;
+  // Speculative decoding: lookahead slots after the scheduled token (allocated in the block
+  // table) that the executor may fill with proposed tokens and verify in this step; only on
+  // an entry that samples one decode token. 0: an ordinary entry.
+  std::uint32_t num_speculative_tokens = 0;
 };
 
 struct step_plan {
@@ -67,9 +76,17 @@ struct sampled_token {
   // With the first sample of a sequence whose sampling has `pooling`: its prompt's pooled
   // hidden states (api/pooling_params.h). The scheduler ignores it.
   std::vector<float> embedding;
+  // Speculative entries, on the first token of the sequence's run: how many proposed tokens
+  // the step verified (0 when the proposer had none). The run holds the accepted ones and
+  // the token sampled after them.
+  std::uint32_t num_draft_tokens = 0;
 };
 
-// One sampled token per scheduled sequence with `samples`, in the plan's order.
+// One run of sampled tokens per scheduled sequence with `samples`, in the plan's order: one
+// token, or for an entry with num_speculative_tokens the accepted proposed tokens and the
+// token after them (at most num_speculative_tokens + 1, each with its own logprobs). A run
+// ends at the first token that stops its sequence (a stop token id or EOS): the executor
+// does not return tokens past it.
 struct step_output {
   std::uint64_t step = 0;
   std::vector<sampled_token> sampled;

@@ -70,7 +70,7 @@ void model_step_executor::enqueue_on_device(const step_plan& plan,
   }
   if (row == 0) return;
   // After the placeholders went in: the batch's spans point into the token vectors.
-  forward::forward_batch batch = batch_of(plan, members);
+  forward::forward_batch batch = batch_of(plan, members, {});
   batch.device_tokens = std::move(device_tokens);
   if (source_step) batch.token_source = sampler_->tokens_on_device(*source_step);
   batch.trailer = trailer;

@@ -39,7 +39,8 @@ void die(const std::string& what) {
 model_step_executor::model_step_executor(step_executor_parts parts,
                                          std::unique_ptr<forward::paged_kv_cache> cache,
                                          std::unique_ptr<device_sampler> sampler,
-                                         std::size_t num_decode_graphs)
+                                         std::size_t num_decode_graphs,
+                                         std::unique_ptr<spec::proposer> proposer)
     : plan_(std::move(parts.plan)),
       before_step_(std::move(parts.before_step)),
       vocab_size_(parts.forward->config().vocab_size),
@@ -47,7 +48,8 @@ model_step_executor::model_step_executor(step_executor_parts parts,
       forward_(std::move(parts.forward)),
       cache_(std::move(cache)),
       sampler_(std::move(sampler)),
-      num_decode_graphs_(num_decode_graphs) {}
+      num_decode_graphs_(num_decode_graphs),
+      proposer_(std::move(proposer)) {}
 
 void model_step_executor::submit(const step_plan& plan,
                                  std::span<const sequence_sampling> new_sequences) {
@@ -143,7 +145,15 @@ void model_step_executor::erase(seq_id seq) {
 
 // Finished sequences go entirely; preempted ones keep only their sampling.
 void model_step_executor::forget(const step_plan& plan) {
-  for (const seq_id gone : plan.finished) erase(gone);
+  for (const seq_id gone : plan.finished) {
+    // A proposer that learns across requests (suffix decoding) keeps what it generated.
+    const auto it = sequences_.find(gone);
+    if (proposer_ != nullptr && it != sequences_.end() && it->second.loaded &&
+        !it->second.params.pooling) {
+      proposer_->add_finished(it->second.generated());
+    }
+    erase(gone);
+  }
   for (const seq_id gone : plan.preempted) {
     const auto it = sequences_.find(gone);
     if (it == sequences_.end()) continue;  // dropped by a failed step
@@ -196,14 +206,17 @@ live_sequence* model_step_executor::take_entry(std::uint64_t step,
 
 // The step's forward batch: one row per member that is not skipped, in plan order.
 forward::forward_batch model_step_executor::batch_of(
-    const step_plan& plan, const std::vector<live_sequence*>& members) const {
+    const step_plan& plan, const std::vector<live_sequence*>& members,
+    std::span<const std::uint32_t> num_proposed) const {
   forward::forward_batch batch;
   for (std::size_t i = 0; i < members.size(); ++i) {
     if (members[i] == nullptr) continue;
     const scheduled_sequence& entry = plan.scheduled[i];
-    batch.sequences.push_back({std::span<const token_id>(members[i]->tokens)
-                                   .subspan(entry.first_position, entry.num_scheduled_tokens),
-                               entry.first_position, members[i]->block_table});
+    const std::size_t count =
+        entry.num_scheduled_tokens + (num_proposed.empty() ? 0 : num_proposed[i]);
+    batch.sequences.push_back(
+        {std::span<const token_id>(members[i]->tokens).subspan(entry.first_position, count),
+         entry.first_position, members[i]->block_table});
   }
   return batch;
 }

@@ -23,6 +23,7 @@
 #include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/sampler.h"
 #include "runtime/sched/sequence_mirror.h"
+#include "runtime/spec/proposer.h"
 #include "runtime/worker/step_executor.h"
 
 namespace pagedserve::detail {
@@ -117,6 +118,15 @@ struct live_sequence : sched::sequence_mirror {
   }
 };
 
+// A verifying member's logits rows (its scheduled token's, then each proposed token's), in
+// a read shared with other members: `offset` floats into `logits`.
+struct verification_rows {
+  std::shared_ptr<const std::vector<float>> logits;
+  std::size_t offset = 0;
+};
+// At most this many logits per verification read (64 MiB of f32), at least one member's.
+inline constexpr std::size_t k_max_verification_logits = std::size_t{1} << 24;
+
 // One sampling entry of a step, answered at collect.
 struct answer {
   seq_id seq;
@@ -126,6 +136,7 @@ struct answer {
   std::optional<logprobs_result> host_logprobs;
   std::vector<logprobs_result> prompt_logprobs{};  // the sequence's, with its first sample
   std::vector<float> embedding{};                  // pooling: with its first sample
+  std::uint32_t num_draft_tokens = 0;              // speculative: on the first answer of the run
 };
 
 // The answer to an entry whose sequence is unknown (dropped by a failed step).
@@ -151,7 +162,8 @@ struct in_flight_step {
 class model_step_executor final : public step_executor {
  public:
   model_step_executor(step_executor_parts parts, std::unique_ptr<forward::paged_kv_cache> cache,
-                      std::unique_ptr<device_sampler> sampler, std::size_t num_decode_graphs);
+                      std::unique_ptr<device_sampler> sampler, std::size_t num_decode_graphs,
+                      std::unique_ptr<spec::proposer> proposer = nullptr);
 
   ~model_step_executor() override {
     // The device may still run queued steps that read this executor's memory.
@@ -172,13 +184,38 @@ class model_step_executor final : public step_executor {
   void register_sampling(const step_plan& plan, std::span<const sequence_sampling> added);
   [[nodiscard]] std::vector<live_sequence*> take_entries(const step_plan& plan);
   live_sequence* take_entry(std::uint64_t step, const scheduled_sequence& entry);
+  // num_proposed[i]: proposed tokens fed after member i's scheduled ones (empty: none).
   [[nodiscard]] forward::forward_batch batch_of(const step_plan& plan,
-                                                const std::vector<live_sequence*>& members) const;
+                                                const std::vector<live_sequence*>& members,
+                                                std::span<const std::uint32_t> num_proposed) const;
   void enqueue_on_device(const step_plan& plan, const std::vector<live_sequence*>& members,
                          in_flight_step& f);
   void run_on_host(const step_plan& plan, const std::vector<live_sequence*>& members,
                    in_flight_step& f);
   [[nodiscard]] token_id sample_on_host(std::span<const float> logits, live_sequence& s);
+  // The logits the sequence's sampler reads: `logits` after its processing (penalties,
+  // logit edits, grammar mask, allowed tokens); `logits` itself when it has none.
+  [[nodiscard]] static std::span<const float> process_on_host(std::span<const float> logits,
+                                                              live_sequence& s);
+  // Appends a sampled token to the host's state of `s` (tokens, penalty counts).
+  static void take_host_sample(live_sequence& s, token_id token);
+  // Speculative decoding (speculative_path.cpp): proposed tokens appended to the tokens of
+  // entries with lookahead slots, then verified against the step's logits at their rows.
+  [[nodiscard]] std::vector<std::uint32_t> propose_tokens(
+      const step_plan& plan, const std::vector<live_sequence*>& members);
+  // Whether every member of the step decodes one scheduled token (no prefill chunk, no
+  // prompt rows to read): then every row's logits come from the forward's own pass.
+  [[nodiscard]] static bool all_decodes(const step_plan& plan,
+                                        const std::vector<live_sequence*>& members);
+  [[nodiscard]] std::vector<verification_rows> verification_from_all_rows(
+      const step_plan& plan, const std::vector<live_sequence*>& members,
+      std::span<const std::uint32_t> num_proposed, std::vector<float> all_logits);
+  [[nodiscard]] std::vector<verification_rows> read_verification_logits(
+      const step_plan& plan, const std::vector<live_sequence*>& members,
+      std::span<const std::uint32_t> num_proposed);
+  void verify_proposed(const scheduled_sequence& entry, live_sequence& s,
+                       std::uint32_t num_proposed, std::span<const float> logits,
+                       in_flight_step& f);
   // prompt_logprobs (prompt_logprobs_path.cpp): after the step's forward, the logprobs of
   // the prompt positions it computed; a sequence's first sampling answer takes them all.
   [[nodiscard]] static bool reads_prompt_rows(const std::vector<live_sequence*>& members);
@@ -207,6 +244,7 @@ class model_step_executor final : public step_executor {
   std::unique_ptr<forward::paged_kv_cache> cache_;
   std::unique_ptr<device_sampler> sampler_;  // null: the host samples
   std::size_t num_decode_graphs_ = 0;
+  std::unique_ptr<spec::proposer> proposer_;  // null: no speculative decoding
   std::unordered_map<seq_id, live_sequence> sequences_;
   std::deque<in_flight_step> queue_;
   std::optional<std::uint64_t> last_device_step_;

@@ -41,8 +41,14 @@ std::unique_ptr<step_executor> step_executor::create(step_executor_parts parts) 
                                                parts.forward->config().vocab_size);
   }
   const std::size_t num_graphs = capture_graphs(plan, *parts.forward, *cache);
-  return std::make_unique<detail::model_step_executor>(std::move(parts), std::move(cache),
-                                                       std::move(sampler), num_graphs);
+  std::unique_ptr<spec::proposer> proposer;
+  if (plan.speculative.enabled()) {
+    auto made = spec::make_proposer(plan.speculative);
+    if (!made) detail::die(made.err().message);  // plan_engine checked the config
+    proposer = std::move(*made);
+  }
+  return std::make_unique<detail::model_step_executor>(
+      std::move(parts), std::move(cache), std::move(sampler), num_graphs, std::move(proposer));
 }
 
 }  // namespace pagedserve

@@ -113,6 +113,18 @@ TEST(engine_config, ACodeBuiltConfigMeetsEachKeysRuleAsText) {
             "max_n: must be at most 256, got '257'");
 }
 
+TEST(engine_config, SpeculativeDecodingIsACpuOptionForNow) {
+  engine_config config;
+  config.speculative.method = speculative_method::ngram;
+  config.speculative.num_speculative_tokens = 4;
+  EXPECT_TRUE(validate(config).ok());
+  config.backend = "cuda";
+  const status s = validate(config);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.err().code, error_code::unsupported);
+  EXPECT_NE(s.err().message.find("speculative_config"), std::string::npos) << s.err().message;
+}
+
 TEST(engine_config, Int8ActivationsAreACpuOption) {
   engine_config config;
   config.cpu_activation_dtype = "int8";

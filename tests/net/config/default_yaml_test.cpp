@@ -27,6 +27,8 @@ void expect_same(const server_config& a, const server_config& b) {
   EXPECT_EQ(a.engine.dtype, b.engine.dtype);
   EXPECT_EQ(a.engine.enforce_eager, b.engine.enforce_eager);
   EXPECT_EQ(a.engine.weights_seed, b.engine.weights_seed);
+  EXPECT_EQ(format_speculative_config(a.engine.speculative),
+            format_speculative_config(b.engine.speculative));
   EXPECT_EQ(a.engine.sched.max_num_seqs, b.engine.sched.max_num_seqs);
   EXPECT_EQ(a.engine.sched.max_num_batched_tokens, b.engine.sched.max_num_batched_tokens);
   EXPECT_EQ(a.engine.sched.max_model_len, b.engine.sched.max_model_len);

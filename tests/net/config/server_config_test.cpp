@@ -90,6 +90,7 @@ TEST(ServerConfig, HasEveryDocumentedKeyOnce) {
                                             "scheduling_policy",
                                             "max_waiting_requests",
                                             "max_n",
+                                            "speculative_config",
                                             "host",
                                             "port",
                                             "api_key",
@@ -203,6 +204,37 @@ TEST(ServerConfig, ListKeysTakeAYamlListOrTheFlagSpellings) {
   EXPECT_THAT(set_error("allowed_origins", "a,,b"), HasSubstr("empty"));
   EXPECT_THAT(set_error("allowed_origins", "[a"), HasSubstr("'['"));
   EXPECT_THAT(load_error("allowed_origins: [[a]]\n"), HasSubstr("list of single values"));
+}
+
+TEST(ServerConfig, SpeculativeConfigIsAYamlMapOrVllmsJsonFlag) {
+  temp_file file("spec.yaml",
+                 "speculative_config:\n  method: ngram\n  num_speculative_tokens: 4\n"
+                 "  prompt_lookup_max: 3\n");
+  auto c = load_server_config(file.path());
+  ASSERT_TRUE(c) << c.err().message;
+  EXPECT_EQ(c->engine.speculative.method, speculative_method::ngram);
+  EXPECT_EQ(c->engine.speculative.num_speculative_tokens, 4u);
+  // vLLM's defaults: the one bound given stands for both.
+  EXPECT_EQ(c->engine.speculative.prompt_lookup_min, 3u);
+  EXPECT_EQ(c->engine.speculative.prompt_lookup_max, 3u);
+  server_config flags;
+  ASSERT_TRUE(set_config_key(flags, "speculative_config",
+                             R"({"method": "ngram", "num_speculative_tokens": 2})"));
+  EXPECT_EQ(flags.engine.speculative.prompt_lookup_min, 5u);  // neither given: 5 and 5
+  EXPECT_EQ(flags.engine.speculative.prompt_lookup_max, 5u);
+  EXPECT_THAT(
+      set_error("speculative_config", R"({"method": "eagle3", "num_speculative_tokens": 2})"),
+      HasSubstr("method"));
+  EXPECT_THAT(set_error("speculative_config", R"({"method": "ngram"})"),
+              HasSubstr("num_speculative_tokens is required"));
+  EXPECT_THAT(
+      set_error("speculative_config", R"({"method": "ngram", "num_speculative_tokens": 99})"),
+      HasSubstr("num_speculative_tokens must be in 1..16"));
+  EXPECT_THAT(set_error("speculative_config",
+                        R"({"method": "ngram", "num_speculative_tokens": 2, "draft": 1})"),
+              HasSubstr("unknown field 'draft'"));
+  EXPECT_THAT(set_error("speculative_config", "ngram"), HasSubstr("not JSON"));
+  EXPECT_THAT(load_error("speculative_config: [1]\n"), HasSubstr("got a list"));
 }
 
 TEST(ServerConfig, EmptyFileGivesTheDefaults) {

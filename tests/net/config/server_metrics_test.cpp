@@ -231,6 +231,34 @@ TEST(ServerMetrics, ExpertLoadPerSparseLayerAndItsRatioHistogram) {
   EXPECT_THAT(server_metrics{}.render(some_stats(), "m"), ::testing::Not(HasSubstr("moe_expert")));
 }
 
+// vLLM's spec_decode families (its names, its position label), only once something was
+// verified.
+TEST(ServerMetrics, SpeculativeDecodingFamiliesAsVllmNamesThem) {
+  EXPECT_THAT(server_metrics{}.render(some_stats(), "m"), ::testing::Not(HasSubstr("spec_decode")));
+  engine_stats s = some_stats();
+  s.spec_decode_num_drafts = 10;
+  s.spec_decode_num_draft_tokens = 40;
+  s.spec_decode_num_accepted_tokens = 25;
+  s.spec_decode_accepted_per_pos = {9, 8, 5, 3};
+  const std::string text = server_metrics{}.render(s, "m");
+  const auto all = samples(text, "pagedserve:spec_decode_");
+  EXPECT_EQ(all.at("pagedserve:spec_decode_num_drafts_total{model_name=\"m\"}"), "10");
+  EXPECT_EQ(all.at("pagedserve:spec_decode_num_draft_tokens_total{model_name=\"m\"}"), "40");
+  EXPECT_EQ(all.at("pagedserve:spec_decode_num_accepted_tokens_total{model_name=\"m\"}"), "25");
+  const std::string p =
+      "pagedserve:spec_decode_num_accepted_tokens_per_pos_total{model_name=\"m\",";
+  EXPECT_EQ(all.at(p + "position=\"0\"}"), "9");
+  EXPECT_EQ(all.at(p + "position=\"3\"}"), "3");
+  EXPECT_EQ(all.size(), 7U);
+  // Replicas' figures add up, position by position.
+  engine_stats total = s;
+  engine_stats other = s;
+  other.spec_decode_accepted_per_pos = {1, 1, 1, 1, 1, 1};
+  add_engine_stats(total, other);
+  EXPECT_EQ(total.spec_decode_num_accepted_tokens, 50U);
+  EXPECT_EQ(total.spec_decode_accepted_per_pos, (std::vector<std::uint64_t>{10, 9, 6, 4, 1, 1}));
+}
+
 std::vector<replica_info> two_replicas() {
   replica_info a{.name = "local-0", .up = true, .stats = some_stats(), .num_routed = 12};
   replica_info b{.name = "10.0.0.5:7001", .up = false, .stats = {}, .num_routed = 3};

@@ -1,0 +1,90 @@
+#pragma once
+// speculation_depth: how many lookahead slots each decoding sequence gets in a step
+// (speculative decoding, api/speculative_config.h), from what was measured, so that
+// speculation never makes a step slower than it makes it useful.
+//
+// Model. A step of n batched tokens takes t(n) without verification and v(n) with it (two
+// step_cost_curve.h curves, learned from the steps that ran; v holds what verifying adds:
+// every row's logits read back, another pass over the output layer). Until a verifying
+// step has run, v is taken to be t: the first slots are tried, and v is then measured. A sequence whose proposed tokens are each accepted with
+// probability alpha (acceptance stops at the first rejection, Leviathan et al.) gains
+// alpha^j expected tokens from its j-th proposed token. The plan maximises output tokens per
+// second: marginal gains are taken largest first while each one exceeds what the slot's extra
+// time t(n+1) - t(n) would produce at the step's rate (tokens per step / step time). While
+// reading the weights dominates a step, slots are nearly free and all are taken; once a batch
+// is compute-bound, a slot costs as much as a token and none is: depth 0, the step as without
+// speculation.
+//
+// Acceptance per sequence: accepted / (accepted + rejections) over its verified steps, with
+// older steps fading and a prior of one of each (0.5); a new sequence starts from the
+// engine-wide record (sequences of one workload behave alike), and a sequence given no slots
+// fades back toward the prior, so it is tried again later.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "runtime/sched/step_cost_curve.h"
+
+namespace pagedserve::sched {
+
+// Per-sequence acceptance record (kept by the scheduler with each sequence).
+struct acceptance_record {
+  float accepted = 0.0f;
+  float rejections = 0.0f;
+  // One verified step: `num_accepted` of `num_proposed` proposed tokens were accepted.
+  void observe(std::uint32_t num_proposed, std::uint32_t num_accepted);
+  // A step in which the sequence was given no slots: the record fades toward the prior.
+  void fade();
+  [[nodiscard]] double rate() const;
+  // The same rate, carried by at most `weight` observations: a new sequence starts from the
+  // engine's record this way, and its own steps soon outweigh it.
+  [[nodiscard]] acceptance_record with_weight_at_most(float weight) const;
+};
+
+class speculation_depth {
+ public:
+  // max_depth: the most slots per sequence (num_speculative_tokens).
+  explicit speculation_depth(std::uint32_t max_depth) : max_depth_(max_depth) {}
+
+  // (tokens, seconds) as if measured, without and with verification (tests).
+  void seed_costs(std::span<const std::pair<std::uint32_t, double>> decode,
+                  std::span<const std::pair<std::uint32_t, double>> verify) {
+    costs_.seed(decode);
+    verify_costs_.seed(verify);
+  }
+  // A step that computed `num_tokens` tokens (proposed ones included) took `seconds`;
+  // `verified`: it verified proposed tokens (it teaches v, the others t).
+  void observe_step(std::uint32_t num_tokens, double seconds, bool verified) {
+    (verified ? verify_costs_ : costs_).observe(num_tokens, seconds);
+  }
+
+  struct candidate {
+    double acceptance = 0.5;     // acceptance_record::rate()
+    std::uint32_t max_depth = 0;  // this sequence's cap (max_tokens, budget)
+  };
+  // depths[i] for candidates[i]; `num_other_tokens`: the step's tokens besides the slots.
+  void choose(std::span<const candidate> candidates, std::uint32_t num_other_tokens,
+              std::vector<std::uint32_t>& depths);
+
+  [[nodiscard]] std::uint32_t max_depth() const { return max_depth_; }
+  [[nodiscard]] const step_cost_curve& costs() const { return costs_; }
+  [[nodiscard]] const step_cost_curve& verify_costs() const { return verify_costs_; }
+
+ private:
+  // v(n); until it has data of its own, t(n) stands in for it.
+  [[nodiscard]] double verify_seconds(double n) const {
+    return verify_costs_.measured() ? verify_costs_.seconds(n) : costs_.seconds(n);
+  }
+
+  std::uint32_t max_depth_;
+  step_cost_curve costs_;
+  step_cost_curve verify_costs_;
+  struct gain {
+    double value = 0.0;
+    std::uint32_t index = 0;
+  };
+  std::vector<gain> gains_;  // scratch
+};
+
+}  // namespace pagedserve::sched

@@ -1,0 +1,101 @@
+// The adaptive depth of speculative decoding (speculation_depth.h, step_cost_curve.h):
+// for one sequence the chosen depth maximises expected tokens per second, checked by brute
+// force against Leviathan et al.'s expected tokens per step, (1 - a^(k+1)) / (1 - a), over
+// the step time t(1 + k); a memory-bound step takes every slot, a compute-bound batch none.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "runtime/sched/speculation_depth.h"
+
+namespace pagedserve::sched {
+namespace {
+
+std::vector<std::pair<std::uint32_t, double>> curve_of(double fixed, double per_token) {
+  std::vector<std::pair<std::uint32_t, double>> points;
+  for (std::uint32_t n : {1u, 2u, 3u, 4u, 6u, 8u, 12u, 16u, 24u, 32u, 64u, 128u, 256u}) {
+    points.emplace_back(n, fixed + per_token * n);
+  }
+  return points;
+}
+
+double expected_tokens(double a, std::uint32_t k) {
+  return a == 1.0 ? k + 1.0 : (1.0 - std::pow(a, k + 1)) / (1.0 - a);
+}
+
+// A step that verifies takes `overhead` more (its rows' logits read back).
+TEST(SpeculationDepth, OneSequenceGetsTheDepthWithTheMostTokensPerSecond) {
+  for (const double overhead : {0.0, 0.1, 0.3}) {
+    for (const double per_token : {0.01, 0.05, 0.15, 0.4}) {
+      for (const double a : {0.2, 0.5, 0.7, 0.9, 0.97}) {
+        speculation_depth depth(8);
+        depth.seed_costs(curve_of(1.0, per_token), curve_of(1.0 + overhead, per_token));
+        std::vector<std::uint32_t> chosen;
+        depth.choose(std::vector<speculation_depth::candidate>{{a, 8}}, 1, chosen);
+        std::uint32_t best = 0;
+        double best_rate = 1.0 / (1.0 + per_token);  // k = 0: an ordinary step
+        for (std::uint32_t k = 1; k <= 8; ++k) {
+          const double rate = expected_tokens(a, k) / (1.0 + overhead + per_token * (1 + k));
+          if (rate > best_rate + 1e-12) {
+            best_rate = rate;
+            best = k;
+          }
+        }
+        // The greedy walk stops at the first slot that does not pay; with an overhead the
+        // best depth may lie past one that does not (then no slot is the greedy answer).
+        const double greedy_first = a * (1.0 + per_token) > (overhead + per_token) ? 1.0 : 0.0;
+        if (greedy_first == 0.0) {
+          EXPECT_EQ(chosen.at(0), 0u);
+        } else {
+          EXPECT_EQ(chosen.at(0), best)
+              << "acceptance " << a << ", per token " << per_token << ", overhead " << overhead;
+        }
+      }
+    }
+  }
+}
+
+TEST(SpeculationDepth, MemoryBoundStepsTakeEverySlotComputeBoundOnesNone) {
+  speculation_depth depth(4);
+  depth.seed_costs(curve_of(2.0, 0.01), curve_of(2.0, 0.01));  // reading weights dominates
+  std::vector<std::uint32_t> chosen;
+  const std::vector<speculation_depth::candidate> one{{0.8, 4}};
+  depth.choose(one, 1, chosen);
+  EXPECT_EQ(chosen.at(0), 4u);
+  // 16 sequences on a step whose time is mostly per token: a slot costs about what a token
+  // earns, so none pays unless nearly every proposal is accepted.
+  speculation_depth busy(4);
+  busy.seed_costs(curve_of(0.1, 1.0), curve_of(0.1, 1.0));
+  const std::vector<speculation_depth::candidate> sixteen(16, {0.7, 4});
+  busy.choose(sixteen, 16, chosen);
+  for (const std::uint32_t d : chosen) EXPECT_EQ(d, 0u);
+  // The per-sequence cap (max_tokens left) holds.
+  depth.choose(std::vector<speculation_depth::candidate>{{0.9, 2}}, 1, chosen);
+  EXPECT_EQ(chosen.at(0), 2u);
+}
+
+TEST(StepCostCurve, LearnsMeasuredSizesAndFollowsThePriorBeyondThem) {
+  step_cost_curve c(0.1);
+  EXPECT_DOUBLE_EQ(c.seconds(10) / c.seconds(0), 2.0);  // nothing measured: the prior
+  for (int i = 0; i < 50; ++i) c.observe(1, 2.0);
+  EXPECT_NEAR(c.seconds(1), 2.0, 1e-9);
+  // One measured size: the prior's shape through it.
+  EXPECT_NEAR(c.seconds(11), 2.0 * (1 + 0.1 * 11) / (1 + 0.1), 1e-9);
+  for (int i = 0; i < 50; ++i) c.observe(5, 4.0);
+  EXPECT_NEAR(c.seconds(3), 3.0, 1e-6);  // linear between measured sizes
+  // A moving average: the bucket follows what steps take now.
+  for (int i = 0; i < 50; ++i) c.observe(5, 6.0);
+  EXPECT_NEAR(c.seconds(5), 6.0, 1e-3);
+  // Never decreasing between measured sizes, whatever was measured.
+  for (int i = 0; i < 50; ++i) c.observe(9, 1.0);
+  for (double n = 1; n < 9; n += 0.5) EXPECT_LE(c.seconds(n), c.seconds(n + 0.5) + 1e-9) << n;
+  // Sizes above 16 share buckets three significant bits wide.
+  EXPECT_EQ(step_cost_curve::bucket_of(16), 16u);
+  EXPECT_EQ(step_cost_curve::bucket_of(37), 32u);  // buckets 32, 40, 48, 56, 64, 80, ...
+  EXPECT_EQ(step_cost_curve::bucket_of(41), 40u);
+  EXPECT_EQ(step_cost_curve::bucket_of(300), 256u);
+}
+
+}  // namespace
+}  // namespace pagedserve::sched
