@@ -22,8 +22,7 @@ result<std::uint32_t> read_count(const json::value& value, const char* field, st
   }
   const auto number = value.to_number<std::int64_t>();
   if (number < min || number > max) {
-    return invalid(std::string(field) + " must be in " + range + ", got " +
-                   std::to_string(number));
+    return invalid(std::string(field) + " must be in " + range + ", got " + std::to_string(number));
   }
   return static_cast<std::uint32_t>(number);
 }
@@ -33,7 +32,8 @@ status read_field(speculative_config& config, std::string_view key, const json::
     if (!value.is_string() || (value.as_string() != "ngram" && value.as_string() != "suffix")) {
       return status(invalid("method must be \"ngram\" or \"suffix\""));
     }
-    config.method = value.as_string() == "ngram" ? speculative_method::ngram : speculative_method::suffix;
+    config.method =
+        value.as_string() == "ngram" ? speculative_method::ngram : speculative_method::suffix;
     return status::success();
   }
   if (key == "adaptive") {
@@ -42,7 +42,8 @@ status read_field(speculative_config& config, std::string_view key, const json::
     return status::success();
   }
   if (key == "suffix_decoding_min_token_prob") {
-    if (!value.is_number() || !(value.to_number<double>() >= 0.0 && value.to_number<double>() <= 1.0)) {
+    if (!value.is_number() ||
+        !(value.to_number<double>() >= 0.0 && value.to_number<double>() <= 1.0)) {
       return status(invalid("suffix_decoding_min_token_prob must be a number in [0, 1]"));
     }
     config.suffix_decoding_min_token_prob = value.to_number<double>();

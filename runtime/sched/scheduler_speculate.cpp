@@ -20,7 +20,8 @@ namespace pagedserve::sched {
 bool scheduler::may_speculate(const tracked& t) const {
   const sequence& seq = t.seq;
   return seq.status() == sequence_status::running && !t.speculating && !seq.pending_is_last() &&
-         seq.num_uncomputed_tokens() == 1 && seq.num_output_tokens() + seq.num_pending_outputs() > 0;
+         seq.num_uncomputed_tokens() == 1 &&
+         seq.num_output_tokens() + seq.num_pending_outputs() > 0;
 }
 
 // Chooses every running sequence's depth for the plan being built (tracked::chosen_depth).
@@ -37,12 +38,13 @@ void scheduler::plan_speculation(const token_budget& budget) {
     const sequence& seq = t->seq;
     // Tokens this step may add: max_tokens less the outputs known and pending, less the one
     // it samples anyway.
-    const std::uint32_t left = seq.spec().max_tokens - seq.num_output_tokens() -
-                               seq.num_pending_outputs();
+    const std::uint32_t left =
+        seq.spec().max_tokens - seq.num_output_tokens() - seq.num_pending_outputs();
     depth_candidates_.push_back({t->acceptance.rate(), left > 0 ? left - 1 : 0});
     depth_sequences_.push_back(t);
   }
-  const auto other = static_cast<std::uint32_t>(std::min<std::uint64_t>(num_other, budget.num_left));
+  const auto other =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(num_other, budget.num_left));
   if (config_.adaptive_speculation) {
     depth_.choose(depth_candidates_, other, depth_choice_);
   } else {

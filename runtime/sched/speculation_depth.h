@@ -6,14 +6,14 @@
 // Model. A step of n batched tokens takes t(n) without verification and v(n) with it (two
 // step_cost_curve.h curves, learned from the steps that ran; v holds what verifying adds:
 // every row's logits read back, another pass over the output layer). Until a verifying
-// step has run, v is taken to be t: the first slots are tried, and v is then measured. A sequence whose proposed tokens are each accepted with
-// probability alpha (acceptance stops at the first rejection, Leviathan et al.) gains
-// alpha^j expected tokens from its j-th proposed token. The plan maximises output tokens per
-// second: marginal gains are taken largest first while each one exceeds what the slot's extra
-// time t(n+1) - t(n) would produce at the step's rate (tokens per step / step time). While
-// reading the weights dominates a step, slots are nearly free and all are taken; once a batch
-// is compute-bound, a slot costs as much as a token and none is: depth 0, the step as without
-// speculation.
+// step has run, v is taken to be t: the first slots are tried, and v is then measured. A sequence
+// whose proposed tokens are each accepted with probability alpha (acceptance stops at the first
+// rejection, Leviathan et al.) gains alpha^j expected tokens from its j-th proposed token. The plan
+// maximises output tokens per second: marginal gains are taken largest first while each one exceeds
+// what the slot's extra time t(n+1) - t(n) would produce at the step's rate (tokens per step / step
+// time). While reading the weights dominates a step, slots are nearly free and all are taken; once
+// a batch is compute-bound, a slot costs as much as a token and none is: depth 0, the step as
+// without speculation.
 //
 // Acceptance per sequence: accepted / (accepted + rejections) over its verified steps, with
 // older steps fading and a prior of one of each (0.5); a new sequence starts from the
@@ -60,7 +60,7 @@ class speculation_depth {
   }
 
   struct candidate {
-    double acceptance = 0.5;     // acceptance_record::rate()
+    double acceptance = 0.5;      // acceptance_record::rate()
     std::uint32_t max_depth = 0;  // this sequence's cap (max_tokens, budget)
   };
   // depths[i] for candidates[i]; `num_other_tokens`: the step's tokens besides the slots.

@@ -12,7 +12,8 @@ std::ptrdiff_t last_earlier_match(std::span<const token_id> tokens, std::size_t 
   const std::span<const token_id> suffix = tokens.last(n);
   for (std::size_t start = length - n; start-- > 0;) {
     if (tokens[start + n - 1] != suffix[n - 1]) continue;  // cheap test of the last token
-    if (std::equal(suffix.begin(), suffix.end(), tokens.begin() + static_cast<std::ptrdiff_t>(start))) {
+    if (std::equal(suffix.begin(), suffix.end(),
+                   tokens.begin() + static_cast<std::ptrdiff_t>(start))) {
       return static_cast<std::ptrdiff_t>(start);
     }
   }

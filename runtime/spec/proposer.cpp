@@ -21,9 +21,8 @@ result<std::unique_ptr<proposer>> make_proposer(const speculative_config& config
     options.min_token_prob = static_cast<float>(config.suffix_decoding_min_token_prob);
     return std::unique_ptr<proposer>(std::make_unique<suffix_proposer>(options));
   }
-  return make_error(error_code::invalid_argument,
-                    "speculative_config: no proposer for method '" +
-                        std::string(to_string(config.method)) + "'");
+  return make_error(error_code::invalid_argument, "speculative_config: no proposer for method '" +
+                                                      std::string(to_string(config.method)) + "'");
 }
 
 }  // namespace pagedserve::spec

@@ -21,9 +21,9 @@ struct buffer_text {
 }  // namespace
 
 template <class Text>
-suffix_proposer::match suffix_proposer::longest_matches(
-    const Text& text, std::uint64_t base, std::span<const std::uint64_t> positions,
-    std::span<const token_id> context) const {
+suffix_proposer::match suffix_proposer::longest_matches(const Text& text, std::uint64_t base,
+                                                        std::span<const std::uint64_t> positions,
+                                                        std::span<const token_id> context) const {
   match best;
   for (const std::uint64_t p : positions) {
     if (p < base) continue;
@@ -55,10 +55,12 @@ void suffix_proposer::walk(const Text& text, std::uint64_t base, std::uint64_t e
       if (q < end && text[q - base] != k_separator) ++counts[text[q - base]];
     }
     if (counts.empty()) return;
-    const auto best = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
-      return a.second < b.second;  // the lowest id among equals (map order)
-    });
-    if (static_cast<float>(best->second) < options_.min_token_prob * static_cast<float>(at.size())) {
+    const auto best =
+        std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+          return a.second < b.second;  // the lowest id among equals (map order)
+        });
+    if (static_cast<float>(best->second) <
+        options_.min_token_prob * static_cast<float>(at.size())) {
       return;
     }
     const token_id chosen = best->first;

@@ -28,9 +28,9 @@
 namespace pagedserve::spec {
 
 struct suffix_options {
-  std::uint32_t max_depth = 24;             // suffix_decoding_max_tree_depth
+  std::uint32_t max_depth = 24;              // suffix_decoding_max_tree_depth
   std::uint32_t max_cached_requests = 1000;  // suffix_decoding_max_cached_requests
-  float min_token_prob = 0.1f;              // suffix_decoding_min_token_prob
+  float min_token_prob = 0.1f;               // suffix_decoding_min_token_prob
 };
 
 inline constexpr std::size_t k_max_cached_tokens_per_output = 1024;
@@ -49,7 +49,7 @@ class suffix_proposer final : public proposer {
 
  private:
   struct match {
-    std::uint32_t length = 0;          // tokens matched before the continuation
+    std::uint32_t length = 0;           // tokens matched before the continuation
     std::vector<std::uint64_t> starts;  // absolute positions of the continuations
   };
   // The longest matches of the end of `context` among `positions` (absolute positions in
@@ -65,8 +65,8 @@ class suffix_proposer final : public proposer {
   void rebuild_index();
 
   suffix_options options_;
-  std::deque<token_id> buffer_;  // outputs, each followed by k_separator
-  std::uint64_t base_ = 0;       // absolute position of buffer_.front()
+  std::deque<token_id> buffer_;        // outputs, each followed by k_separator
+  std::uint64_t base_ = 0;             // absolute position of buffer_.front()
   std::deque<std::uint32_t> lengths_;  // each cached output's length with its separator
   std::unordered_map<token_id, std::vector<std::uint64_t>> index_;  // oldest first
   std::uint64_t evicted_since_rebuild_ = 0;

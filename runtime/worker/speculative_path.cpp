@@ -53,8 +53,8 @@ std::vector<std::uint32_t> model_step_executor::propose_tokens(
 }
 
 void model_step_executor::verify_proposed(const scheduled_sequence& entry, live_sequence& s,
-                                          std::uint32_t num_proposed,
-                                          std::span<const float> logits, in_flight_step& f) {
+                                          std::uint32_t num_proposed, std::span<const float> logits,
+                                          in_flight_step& f) {
   const std::vector<token_id> proposed(s.tokens.end() - num_proposed, s.tokens.end());
   s.tokens.resize(s.tokens.size() - num_proposed);
   const auto vocab = static_cast<std::size_t>(vocab_size_);

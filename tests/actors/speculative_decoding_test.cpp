@@ -58,8 +58,8 @@ completions run_all(engine& e, const std::vector<generation_request>& requests) 
     EXPECT_TRUE(id.ok()) << (id.ok() ? "" : id.err().message);
   }
   std::unique_lock lock(mutex);
-  EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(120),
-                          [&] { return num_finals == num_expected; }));
+  EXPECT_TRUE(
+      cv.wait_for(lock, std::chrono::seconds(120), [&] { return num_finals == num_expected; }));
   return out;
 }
 
@@ -152,7 +152,8 @@ TEST(SpeculativeDecoding, GreedyDemoOutputIsTheSameWithSpeculation) {
       {R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 3, "prompt_lookup_min": 1, "adaptive": false})"},
       {R"({"method": "ngram", "num_speculative_tokens": 8, "prompt_lookup_max": 3, "prompt_lookup_min": 1, "adaptive": false})"},
       {R"({"method": "suffix", "num_speculative_tokens": 8, "adaptive": false})"},
-      {R"({"method": "ngram", "num_speculative_tokens": 8, "prompt_lookup_max": 4, "prompt_lookup_min": 2})", false},
+      {R"({"method": "ngram", "num_speculative_tokens": 8, "prompt_lookup_max": 4, "prompt_lookup_min": 2})",
+       false},
   };
   for (const variant& v : variants) {
     engine_config config = demo_config();
@@ -161,8 +162,8 @@ TEST(SpeculativeDecoding, GreedyDemoOutputIsTheSameWithSpeculation) {
     SCOPED_TRACE(v.json);
     ASSERT_EQ(fast.out.size(), plain.out.size());
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      EXPECT_EQ(fast.out[i], plain.out[i]) << "request " << i << ": " << fast.out[i].at(0).text
-                                           << " | " << plain.out[i].at(0).text;
+      EXPECT_EQ(fast.out[i], plain.out[i])
+          << "request " << i << ": " << fast.out[i].at(0).text << " | " << plain.out[i].at(0).text;
       // Logprobs come from each verified position's own logits row.
       const auto& a = fast.out[i].at(0).logprobs;
       const auto& b = plain.out[i].at(0).logprobs;
@@ -187,7 +188,8 @@ TEST(SpeculativeDecoding, SeededSamplingIsReproducibleWithSpeculation) {
     r.sampling.seed = 11;
   }
   engine_config config = demo_config();
-  config.speculative = parsed(R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_min": 1, "adaptive": false})");
+  config.speculative = parsed(
+      R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_min": 1, "adaptive": false})");
   auto first = engine::start(config);
   auto second = engine::start(config);
   ASSERT_TRUE(first.ok() && second.ok());

@@ -99,13 +99,13 @@ std::vector<double> run_counts(const sampling_params& params, rule r, std::size_
 
 double chi_square(const std::vector<double>& counts, const sampling_params& params,
                   std::size_t draws, std::size_t& cells) {
-  const std::vector<double> p1 =
-      reference_probs(first_logits(), params.temperature, static_cast<std::size_t>(std::max(0, params.top_k)));
+  const std::vector<double> p1 = reference_probs(
+      first_logits(), params.temperature, static_cast<std::size_t>(std::max(0, params.top_k)));
   double stat = 0.0;
   cells = 0;
   for (std::size_t a = 0; a < k_vocab; ++a) {
-    const std::vector<double> p2 = reference_probs(second_logits(a), params.temperature,
-                                                   static_cast<std::size_t>(std::max(0, params.top_k)));
+    const std::vector<double> p2 = reference_probs(
+        second_logits(a), params.temperature, static_cast<std::size_t>(std::max(0, params.top_k)));
     for (std::size_t b = 0; b < k_vocab; ++b) {
       const double expected = static_cast<double>(draws) * p1[a] * p2[b];
       if (expected == 0.0) {  // outside top-k: a single draw there is a failure
@@ -127,11 +127,13 @@ TEST(SpeculativeSampling, RunsFollowTheTargetDistributionWhateverIsProposed) {
     params.temperature = temperature;
     params.top_k = top_k;
     std::size_t cells = 0;
-    const double stat = chi_square(run_counts(params, rule::leviathan, draws), params, draws, cells);
+    const double stat =
+        chi_square(run_counts(params, rule::leviathan, draws), params, draws, cells);
     SCOPED_TRACE("temperature " + std::to_string(temperature) + " top_k " + std::to_string(top_k));
     EXPECT_LT(stat, chi_square_critical(static_cast<double>(cells - 1)));
     // Accepting every proposal gives the proposer's distribution instead: far off.
-    const double wrong = chi_square(run_counts(params, rule::accept_all, draws), params, draws, cells);
+    const double wrong =
+        chi_square(run_counts(params, rule::accept_all, draws), params, draws, cells);
     EXPECT_GT(wrong, 100.0 * chi_square_critical(static_cast<double>(cells - 1)));
   }
 }

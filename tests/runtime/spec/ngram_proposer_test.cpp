@@ -11,8 +11,8 @@
 namespace pagedserve::spec {
 namespace {
 
-std::vector<token_id> reference(const std::vector<token_id>& t, std::size_t min_n, std::size_t max_n,
-                                std::size_t k) {
+std::vector<token_id> reference(const std::vector<token_id>& t, std::size_t min_n,
+                                std::size_t max_n, std::size_t k) {
   for (std::size_t n = max_n; n >= min_n && n >= 1; --n) {
     if (n + 1 > t.size()) continue;
     std::vector<std::size_t> starts;

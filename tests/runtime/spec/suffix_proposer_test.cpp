@@ -97,7 +97,8 @@ tokens reference(const std::vector<tokens>& outputs, const tokens& context, std:
       for (const auto& [t, c] : counts) {
         if (c > counts[chosen]) chosen = t;
       }
-      if (static_cast<float>(counts[chosen]) < o.min_token_prob * static_cast<float>(starts.size())) {
+      if (static_cast<float>(counts[chosen]) <
+          o.min_token_prob * static_cast<float>(starts.size())) {
         break;
       }
       out.push_back(chosen);
@@ -110,7 +111,8 @@ tokens reference(const std::vector<tokens>& outputs, const tokens& context, std:
     return out;
   };
   tokens store;
-  const std::size_t first = outputs.size() > o.max_cached_requests ? outputs.size() - o.max_cached_requests : 0;
+  const std::size_t first =
+      outputs.size() > o.max_cached_requests ? outputs.size() - o.max_cached_requests : 0;
   for (std::size_t i = first; i < outputs.size(); ++i) {
     store.insert(store.end(), outputs[i].begin(), outputs[i].end());
     store.push_back(-1);
