@@ -48,7 +48,7 @@ void engine_core_base::record_executor_time(const executor_step_figures& figures
   totals_.device_idle_s += figures.device_idle_s;
   totals_.device_busy_s += figures.device_busy_s;
   if (figures.replayed_graph) ++totals_.num_graph_steps;
-  scheduler_->observe_step_time(figures.busy_s);
+  scheduler_->observe_step_time(figures.busy_s, figures.idle_s);
 }
 
 void engine_core_base::record_expert_load(std::span<const std::int32_t> load,

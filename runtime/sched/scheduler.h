@@ -79,10 +79,12 @@ class scheduler {
   // across steps reuses its storage, so a steady step allocates nothing for the plan.
   void schedule(double now, step_plan& plan);
   void update_from_output(const step_output& output, double now);
-  // Speculative decoding: the oldest step in flight took `seconds` on the executor (called
-  // before its update_from_output); with the tokens it computed, this fits the cost model
-  // that decides how many lookahead slots sequences get (speculation_depth.h).
-  void observe_step_time(double seconds);
+  // Speculative decoding: the oldest step in flight took `seconds` on the executor, which
+  // waited `idle_before_s` for its plan (called before its update_from_output); with the
+  // tokens it computed, this fits the cost model that decides how many lookahead slots
+  // sequences get (speculation_depth.h). A verifying step is charged the wait before the
+  // step after it too: nothing is planned behind it, so that wait is its cost.
+  void observe_step_time(double seconds, double idle_before_s = 0.0);
   // False when the request is unknown or already finished.
   bool cancel(seq_id seq, double now);
   // Ends a request for a reason found outside (a stop string matched on its text): like
@@ -233,6 +235,8 @@ class scheduler {
   // Speculative decoding (config_.num_speculative_tokens > 0): slot depths, and per running
   // sequence the depth chosen for the plan being built.
   speculation_depth depth_;
+  // A verifying step's (tokens, seconds), until the next step's wait completes its cost.
+  std::optional<std::pair<std::uint32_t, double>> verifying_step_cost_;
   std::vector<speculation_depth::candidate> depth_candidates_;  // scratch
   std::vector<std::uint32_t> depth_choice_;                     // scratch
   std::vector<tracked*> depth_sequences_;                       // scratch

@@ -102,9 +102,14 @@ void scheduler::after_speculative_run(const in_flight_entry& entry,
   refresh_allocation(t);
 }
 
-void scheduler::observe_step_time(double seconds) {
-  if (config_.num_speculative_tokens == 0 || num_in_flight_ == 0) return;
-  oldest_in_flight().seconds = seconds;
+void scheduler::observe_step_time(double seconds, double idle_before_s) {
+  if (config_.num_speculative_tokens == 0) return;
+  if (verifying_step_cost_) {
+    const auto [num_tokens, busy] = *verifying_step_cost_;
+    depth_.observe_step(num_tokens, busy + idle_before_s, true);
+    verifying_step_cost_.reset();
+  }
+  if (num_in_flight_ > 0) oldest_in_flight().seconds = seconds;
 }
 
 // The tokens a step computed: its scheduled tokens and the proposed tokens it verified.
@@ -115,9 +120,13 @@ void scheduler::observe_applied_step(const in_flight_step& rec,
   std::uint64_t num_proposed = 0;
   for (const in_flight_entry& e : rec.entries) num_tokens += e.num_scheduled;
   for (const sampled_token& s : sampled) num_proposed += s.num_draft_tokens;
-  depth_.observe_step(
-      static_cast<std::uint32_t>(std::min<std::uint64_t>(num_tokens + num_proposed, UINT32_MAX)),
-      *rec.seconds, num_proposed > 0);
+  const auto n =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(num_tokens + num_proposed, UINT32_MAX));
+  if (num_proposed > 0) {
+    verifying_step_cost_.emplace(n, *rec.seconds);  // completed by the next step's wait
+  } else {
+    depth_.observe_step(n, *rec.seconds, false);
+  }
 }
 
 }  // namespace pagedserve::sched

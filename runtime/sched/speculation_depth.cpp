@@ -34,6 +34,10 @@ acceptance_record acceptance_record::with_weight_at_most(float weight) const {
 void speculation_depth::choose(std::span<const candidate> candidates,
                                std::uint32_t num_other_tokens, std::vector<std::uint32_t>& depths) {
   depths.assign(candidates.size(), 0);
+  ++choices_;
+  const auto seen =
+      decode_seen_.find(step_cost_curve::bucket_of(std::max<std::uint32_t>(1, num_other_tokens)));
+  if (seen == decode_seen_.end() || choices_ - seen->second > k_decode_refresh) return;
   gains_.clear();
   for (std::uint32_t i = 0; i < candidates.size(); ++i) {
     const candidate& c = candidates[i];
@@ -48,19 +52,31 @@ void speculation_depth::choose(std::span<const candidate> candidates,
   std::stable_sort(gains_.begin(), gains_.end(),
                    [](const gain& x, const gain& y) { return x.value > y.value; });
   // The step's time and its expected output tokens as slots are added.
+  // How many of them: the first slot carries verification's fixed cost (the step becomes a
+  // verifying one: the draft's forwards, every row's logits, no step planned behind it), so
+  // a slot that does not pay alone may pay with the ones after it. Every prefix is weighed
+  // and the one with the most tokens per second wins.
   double n = std::max<double>(1.0, num_other_tokens);
   double time = costs_.seconds(n);
   double tokens = static_cast<double>(candidates.size());
-  bool verifying = false;  // t(n) until the first slot, v(n) from then on
-  for (const gain& g : gains_) {
-    const double extra =
-        std::max(0.0, verify_seconds(n + 1) - (verifying ? verify_seconds(n) : costs_.seconds(n)));
-    verifying = true;
-    if (g.value * time <= extra * tokens) break;  // this slot would lower tokens per second
-    ++depths[g.index];
+  double best_rate = tokens / time;
+  std::size_t best = 0;
+  for (std::size_t taken = 0; taken < gains_.size(); ++taken) {
+    time +=
+        std::max(0.0, verify_seconds(n + 1) - (taken > 0 ? verify_seconds(n) : costs_.seconds(n)));
     n += 1;
-    time += extra;
-    tokens += g.value;
+    tokens += gains_[taken].value;
+    if (tokens / time > best_rate) {
+      best_rate = tokens / time;
+      best = taken + 1;
+    }
+  }
+  for (std::size_t taken = 0; taken < best; ++taken) ++depths[gains_[taken].index];
+  if (gains_.empty() || best > 0) {
+    last_slot_choice_ = choices_;
+  } else if (choices_ - last_slot_choice_ > k_decode_refresh) {
+    depths[gains_.front().index] = 1;  // the most promising sequence's first slot, measured
+    last_slot_choice_ = choices_;
   }
 }
 

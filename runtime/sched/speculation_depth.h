@@ -15,12 +15,16 @@
 // a batch is compute-bound, a slot costs as much as a token and none is: depth 0, the step as
 // without speculation.
 //
+// Every k_decode_refresh-th step of a size (at most) runs without slots, to measure t there
+// again; after as many steps without slots, one sequence gets one, to measure v again.
+//
 // Acceptance per sequence: accepted / (accepted + rejections) over its verified steps, with
 // older steps fading and a prior of one of each (0.5); a new sequence starts from the
 // engine-wide record (sequences of one workload behave alike), and a sequence given no slots
 // fades back toward the prior, so it is tried again later.
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -52,11 +56,14 @@ class speculation_depth {
                   std::span<const std::pair<std::uint32_t, double>> verify) {
     costs_.seed(decode);
     verify_costs_.seed(verify);
+    for (const auto& point : decode)
+      decode_seen_[step_cost_curve::bucket_of(point.first)] = choices_;
   }
   // A step that computed `num_tokens` tokens (proposed ones included) took `seconds`;
   // `verified`: it verified proposed tokens (it teaches v, the others t).
   void observe_step(std::uint32_t num_tokens, double seconds, bool verified) {
     (verified ? verify_costs_ : costs_).observe(num_tokens, seconds);
+    if (!verified) decode_seen_[step_cost_curve::bucket_of(num_tokens)] = choices_;
   }
 
   struct candidate {
@@ -78,6 +85,16 @@ class speculation_depth {
   }
 
   std::uint32_t max_depth_;
+  // t(n) is what a slot is weighed against, and it is only measured by steps without slots:
+  // a step whose size had no such step in the last k_decode_refresh choices runs without
+  // slots, so t stays current (a stale t, high or low, would price slots wrongly for good).
+  static constexpr std::uint64_t k_decode_refresh = 24;
+  // And v: after k_decode_refresh choices without a slot, the most promising sequence gets
+  // one, which measures v where the first slot is priced (a stray slow verifying step must
+  // not keep speculation off for good).
+  std::uint64_t last_slot_choice_ = 0;
+  std::uint64_t choices_ = 0;
+  std::map<std::uint32_t, std::uint64_t> decode_seen_;  // t's bucket -> choice it was measured
   step_cost_curve costs_;
   step_cost_curve verify_costs_;
   struct gain {

@@ -1,5 +1,6 @@
 #include "runtime/sched/step_cost_curve.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <iterator>
@@ -9,6 +10,8 @@ namespace {
 
 // How far one observation moves its bucket's average.
 constexpr double k_learning_rate = 0.2;
+// The largest change one observation may ask for, as a share of the bucket's average.
+constexpr double k_max_move = 0.5;
 
 }  // namespace
 
@@ -28,7 +31,11 @@ void step_cost_curve::seed(std::span<const std::pair<std::uint32_t, double>> poi
 void step_cost_curve::observe(std::uint32_t num_tokens, double s) {
   if (num_tokens == 0 || !(s > 0.0) || !std::isfinite(s)) return;
   const auto [it, fresh] = buckets_.try_emplace(bucket_of(num_tokens), s);
-  if (!fresh) it->second += k_learning_rate * (s - it->second);
+  // One step moves its bucket by at most k_learning_rate x k_max_move of the average: a
+  // stray slow step (the machine busy elsewhere) must not price a size out for long, since
+  // a size priced out is not run again to correct it.
+  const double move = std::clamp(s - it->second, -k_max_move * it->second, k_max_move * it->second);
+  if (!fresh) it->second += k_learning_rate * move;
 }
 
 double step_cost_curve::seconds(double n) const {

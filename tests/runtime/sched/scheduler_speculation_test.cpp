@@ -19,6 +19,9 @@ scheduler_config speculative_config(std::uint32_t num_blocks, std::uint32_t bloc
                                     std::uint32_t depth) {
   scheduler_config config = tiny_config(num_blocks, block_size);
   config.num_speculative_tokens = depth;
+  // The mechanics at fixed depth; the depth policy has its own test (speculation_depth_test,
+  // which the adaptive scheduler's first steps, measuring t before any slot, would skip).
+  config.adaptive_speculation = false;
   return config;
 }
 
