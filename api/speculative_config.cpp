@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -27,13 +28,28 @@ result<std::uint32_t> read_count(const json::value& value, const char* field, st
   return static_cast<std::uint32_t>(number);
 }
 
+constexpr const char* k_methods = R"("ngram", "suffix" or "draft_model")";
+
+std::optional<speculative_method> parse_method(std::string_view name) {
+  for (const auto method :
+       {speculative_method::ngram, speculative_method::suffix, speculative_method::draft_model}) {
+    if (name == to_string(method)) return method;
+  }
+  return std::nullopt;
+}
+
 status read_field(speculative_config& config, std::string_view key, const json::value& value) {
   if (key == "method") {
-    if (!value.is_string() || (value.as_string() != "ngram" && value.as_string() != "suffix")) {
-      return status(invalid("method must be \"ngram\" or \"suffix\""));
+    const auto method = value.is_string() ? parse_method(value.as_string()) : std::nullopt;
+    if (!method) return status(invalid(std::string("method must be ") + k_methods));
+    config.method = *method;
+    return status::success();
+  }
+  if (key == "model") {
+    if (!value.is_string() || value.as_string().empty()) {
+      return status(invalid("model must be a draft model's folder (a non-empty string)"));
     }
-    config.method =
-        value.as_string() == "ngram" ? speculative_method::ngram : speculative_method::suffix;
+    config.model = std::string(value.as_string());
     return status::success();
   }
   if (key == "adaptive") {
@@ -63,8 +79,8 @@ status read_field(speculative_config& config, std::string_view key, const json::
     target = &config.suffix_decoding_max_cached_requests;
   } else {
     return status(invalid("unknown field '" + std::string(key) +
-                          "' (known: method, num_speculative_tokens, adaptive, prompt_lookup_min, "
-                          "prompt_lookup_max, suffix_decoding_max_tree_depth, "
+                          "' (known: method, model, num_speculative_tokens, adaptive, "
+                          "prompt_lookup_min, prompt_lookup_max, suffix_decoding_max_tree_depth, "
                           "suffix_decoding_max_cached_requests, suffix_decoding_min_token_prob)"));
   }
   std::uint32_t max = 1024;
@@ -97,6 +113,8 @@ std::string_view to_string(speculative_method method) {
       return "ngram";
     case speculative_method::suffix:
       return "suffix";
+    case speculative_method::draft_model:
+      return "draft_model";
   }
   return "unknown";
 }
@@ -111,7 +129,11 @@ result<speculative_config> parse_speculative_config(std::string_view text) {
   for (const auto& [key, value] : root.as_object()) {
     if (status s = read_field(config, key, value); !s) return s.err();
   }
-  if (!config.enabled()) return invalid("method is required (\"ngram\" or \"suffix\")");
+  if (!config.enabled()) return invalid(std::string("method is required (") + k_methods + ")");
+  if ((config.method == speculative_method::draft_model) != !config.model.empty()) {
+    return invalid(config.model.empty() ? "draft_model needs model (the draft's folder)"
+                                        : "model is for method draft_model only");
+  }
   if (config.method == speculative_method::suffix && config.num_speculative_tokens == 0) {
     config.num_speculative_tokens = k_max_speculative_tokens;
   }
@@ -143,6 +165,8 @@ std::string format_speculative_config(const speculative_config& config) {
     // 0 (a config made in code that left them out): parsing back fills vLLM's defaults.
     if (config.prompt_lookup_min > 0) out["prompt_lookup_min"] = config.prompt_lookup_min;
     if (config.prompt_lookup_max > 0) out["prompt_lookup_max"] = config.prompt_lookup_max;
+  } else if (config.method == speculative_method::draft_model) {
+    out["model"] = config.model;
   } else {
     out["suffix_decoding_max_tree_depth"] = config.suffix_decoding_max_tree_depth;
     out["suffix_decoding_max_cached_requests"] = config.suffix_decoding_max_cached_requests;

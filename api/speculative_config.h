@@ -13,6 +13,11 @@
 // suffix: suffix decoding over the outputs of recent requests and the sequence itself
 // (runtime/spec/suffix_proposer.h), with vLLM's suffix_decoding_* fields;
 // num_speculative_tokens defaults to 16 there (vLLM's to the tree depth, 24: our most is 16).
+// draft_model: a smaller model sharing the target's tokenizer proposes greedily; `model` is
+// its HF folder or the built-in name pagedserve-demo-draft (the demo model's draft), and its
+// K/V live in the target's block pool (runtime/spec/draft_model_proposer.h).
+//
+//   {"method": "draft_model", "model": "pagedserve-demo-draft", "num_speculative_tokens": 4}
 
 #include <cstdint>
 #include <string>
@@ -22,7 +27,7 @@
 
 namespace pagedserve {
 
-enum class speculative_method : std::uint8_t { none, ngram, suffix };
+enum class speculative_method : std::uint8_t { none, ngram, suffix, draft_model };
 
 [[nodiscard]] std::string_view to_string(speculative_method method);  // "ngram", ...
 
@@ -39,6 +44,7 @@ struct speculative_config {
   std::uint32_t suffix_decoding_max_tree_depth = 24;
   std::uint32_t suffix_decoding_max_cached_requests = 1000;
   double suffix_decoding_min_token_prob = 0.1;
+  std::string model;  // draft_model: the draft's folder or built-in name (required)
 
   [[nodiscard]] bool enabled() const { return method != speculative_method::none; }
 };

@@ -7,6 +7,7 @@
 #   lib/cmake/pagedserve/  pagedserveConfig.cmake, its version file, the exported targets,
 #                          FindCAF.cmake                                         [development]
 #   share/pagedserve/models/pagedserve-demo/  the built-in demo model            [runtime]
+#   share/pagedserve/models/pagedserve-demo-draft/  its speculative draft          [runtime]
 # and another CMake project does find_package(pagedserve CONFIG REQUIRED) and links
 # pagedserve::engine (docs/embedding.md; examples/CMakeLists.txt builds that way when it is
 # the top-level project, tests/package checks it). Tests, benchmarks, fuzzers, examples and
@@ -29,9 +30,10 @@ foreach(program pagedserve pagedserve-bench)
   endif()
 endforeach()
 
-# The built-in demo model, where an installed program looks for it
-# (runtime/engine/built_in_model.h): <prefix>/share/pagedserve/models/pagedserve-demo.
+# The built-in demo model and its draft, where an installed program looks for them
+# (runtime/engine/built_in_model.h): <prefix>/share/pagedserve/models/pagedserve-demo(-draft).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/models/pagedserve-demo
+                  ${PROJECT_SOURCE_DIR}/models/pagedserve-demo-draft
         DESTINATION ${CMAKE_INSTALL_DATADIR}/pagedserve/models COMPONENT runtime
         PATTERN "loss.csv" EXCLUDE)
 

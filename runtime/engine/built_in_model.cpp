@@ -29,30 +29,31 @@ bool uses_built_in_model(const engine_config& config) {
          (config.model_dir.empty() || names(config, built_in_model_name));
 }
 
-std::vector<fs::path> built_in_model_candidates() {
+std::vector<fs::path> built_in_model_candidates(std::string_view name) {
   std::vector<fs::path> candidates;
   if (const char* dir = std::getenv("PAGEDSERVE_BUILT_IN_MODEL_DIR"); dir != nullptr && *dir) {
-    candidates.emplace_back(dir);
+    candidates.push_back(name == built_in_model_name ? fs::path(dir)
+                                                     : fs::path(dir).parent_path() / name);
   }
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     candidates.push_back(exe.parent_path().parent_path() / "share" / "pagedserve" / "models" /
-                         built_in_model_name);
+                         name);
   }
-  candidates.push_back(fs::path(PAGEDSERVE_SOURCE_MODELS_DIR) / built_in_model_name);
+  candidates.push_back(fs::path(PAGEDSERVE_SOURCE_MODELS_DIR) / name);
   return candidates;
 }
 
-result<fs::path> built_in_model_dir() {
+result<fs::path> built_in_model_dir(std::string_view name) {
   std::string looked;
-  for (const fs::path& dir : built_in_model_candidates()) {
+  for (const fs::path& dir : built_in_model_candidates(name)) {
     if (has_checkpoint(dir)) return dir;
     looked += (looked.empty() ? "" : ", ") + dir.string();
   }
   return make_error(error_code::not_found,
-                    "the built-in model " + std::string(built_in_model_name) +
-                        " is not installed (looked in " + looked +
+                    "the built-in model " + std::string(name) + " is not installed (looked in " +
+                        looked +
                         "); set PAGEDSERVE_BUILT_IN_MODEL_DIR to its folder, pass --model with "
                         "a HF checkpoint folder, or --model " +
                         std::string(random_model_name) + " for random weights");
@@ -62,6 +63,14 @@ result<fs::path> resolved_model_dir(const engine_config& config) {
   if (!config.model_config_file.empty() || uses_random_demo_model(config)) return fs::path();
   if (uses_built_in_model(config)) return built_in_model_dir();
   return fs::path(config.model_dir);
+}
+
+result<fs::path> resolved_draft_model_dir(const engine_config& config) {
+  const std::string& name = config.speculative.model;
+  if (name == built_in_draft_model_name && !fs::is_directory(name)) {
+    return built_in_model_dir(built_in_draft_model_name);
+  }
+  return fs::path(name);
 }
 
 std::string engine_model_name(const engine_config& config) {

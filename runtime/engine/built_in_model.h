@@ -24,6 +24,9 @@ namespace pagedserve {
 
 inline constexpr std::string_view built_in_model_name = "pagedserve-demo";
 inline constexpr std::string_view random_model_name = "demo-random";
+// The demo model's speculative draft (models/pagedserve-demo-draft), shipped beside it:
+// speculative_config {"method": "draft_model", "model": "pagedserve-demo-draft"}.
+inline constexpr std::string_view built_in_draft_model_name = "pagedserve-demo-draft";
 
 // True when the config names the in-memory random demo model.
 [[nodiscard]] bool uses_random_demo_model(const engine_config& config);
@@ -33,10 +36,15 @@ inline constexpr std::string_view random_model_name = "demo-random";
 // built-in models' names, a checkpoint folder's name, a bare model config file's stem.
 [[nodiscard]] std::string engine_model_name(const engine_config& config);
 
-// The places searched for the shipped folder, in order.
-[[nodiscard]] std::vector<std::filesystem::path> built_in_model_candidates();
+// The places searched for a shipped folder (`name`: the demo model's by default), in order
+// ($PAGEDSERVE_BUILT_IN_MODEL_DIR names the demo model's folder; the draft's is its sibling).
+[[nodiscard]] std::vector<std::filesystem::path> built_in_model_candidates(
+    std::string_view name = built_in_model_name);
 // The shipped folder, or an error naming where it was looked for.
-[[nodiscard]] result<std::filesystem::path> built_in_model_dir();
+[[nodiscard]] result<std::filesystem::path> built_in_model_dir(
+    std::string_view name = built_in_model_name);
+// speculative_config.model's folder: a folder of that name, else the shipped draft.
+[[nodiscard]] result<std::filesystem::path> resolved_draft_model_dir(const engine_config& config);
 
 // The checkpoint folder the config names: model_dir, or the shipped folder; empty for the
 // random demo model and for model_config (random weights from a config.json).

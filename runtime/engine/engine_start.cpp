@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "kernels/backend_registry.h"
+#include "runtime/engine/draft_model_loading.h"
 #include "runtime/forward/model_forward.h"
 #include "runtime/forward/model_weights.h"
 #include "runtime/model/checkpoint.h"
@@ -21,7 +22,16 @@ result<started_executor> start_executor(const engine_config& config, const model
   auto on_device = forward::upload_model_weights(*backend, model, weights);
   if (!on_device) return on_device.err();
   auto forward = std::make_unique<forward::model_forward>(*backend, model, std::move(*on_device));
-  auto plan = plan_engine(config, *forward);
+  std::unique_ptr<forward::model_forward> draft;
+  if (config.speculative.method == speculative_method::draft_model) {
+    auto loaded = load_draft_model(config, model);
+    if (!loaded) return loaded.err();
+    auto draft_weights = forward::upload_model_weights(*backend, loaded->config, *loaded->weights);
+    if (!draft_weights) return draft_weights.err();
+    draft = std::make_unique<forward::model_forward>(*backend, loaded->config,
+                                                     std::move(*draft_weights));
+  }
+  auto plan = plan_engine(config, *forward, draft ? &draft->config() : nullptr);
   if (!plan) return plan.err();
 
   started_executor out;
@@ -29,6 +39,7 @@ result<started_executor> start_executor(const engine_config& config, const model
   step_executor_parts parts;
   parts.backend = std::move(backend);
   parts.forward = std::move(forward);
+  parts.draft = std::move(draft);
   parts.plan = out.plan;
   parts.before_step = config.before_step;
   out.executor = step_executor::create(std::move(parts));

@@ -53,6 +53,23 @@ status size_from_device_memory(const engine_config& config, forward::model_forwa
   return status::success();
 }
 
+// Speculative decoding's settings; refused where verification cannot run.
+status plan_speculation(const engine_config& config, engine_plan& plan) {
+  if (!config.speculative.enabled()) return status::success();
+  // Verification reads several positions' logits per sequence on the host: a backend that
+  // samples on the device does not do that yet, and is refused rather than run otherwise.
+  if (plan.samples_on_device) {
+    return make_error(error_code::unsupported,
+                      "speculative_config: speculative decoding runs on the cpu backend in "
+                      "this version (the " +
+                          config.backend + " backend samples on the device)");
+  }
+  plan.speculative = with_defaults(config.speculative);
+  plan.sched.num_speculative_tokens = config.speculative.num_speculative_tokens;
+  plan.sched.adaptive_speculation = config.speculative.adaptive;
+  return status::success();
+}
+
 std::string format(const char* pattern, double a, double b = 0.0, double c = 0.0) {
   char text[256];
   std::snprintf(text, sizeof text, pattern, a, b, c);
@@ -95,17 +112,26 @@ engine_config with_model_context(engine_config config, const model_config& model
   return config;
 }
 
-result<engine_plan> plan_engine(const engine_config& config, forward::model_forward& forward) {
+result<engine_plan> plan_engine(const engine_config& config, forward::model_forward& forward,
+                                const model_config* draft) {
   kernels::backend& backend = forward.backend();
   engine_plan plan;
+  plan.samples_on_device = backend.samples_on_device();
   plan.compute_type = backend.compute_type();
   plan.sched = config.sched;
+  if (status ok = plan_speculation(config, plan); !ok) return ok.err();
   plan.weight_bytes = forward.weights().num_bytes();
   plan.quantized_layers = forward.weights().quantized_layers;
   plan.kv_cache_dtype = *forward::parse_kv_cache_dtype(config.kv_cache_dtype);
   plan.bytes_per_block = forward::kv_cache_layout::for_model(
                              forward.config(), 1, config.sched.block_size, plan.kv_cache_dtype)
                              .bytes_per_block(plan.compute_type);
+  if (draft != nullptr) {
+    plan.draft_bytes_per_block =
+        forward::kv_cache_layout::for_model(*draft, 1, config.sched.block_size, plan.kv_cache_dtype)
+            .bytes_per_block(plan.compute_type);
+    plan.bytes_per_block += plan.draft_bytes_per_block;
+  }
   if (config.sched.num_blocks > 0) {
     plan.sizing = pool_sizing::configured;
   } else if (backend.memory()) {
@@ -117,20 +143,6 @@ result<engine_plan> plan_engine(const engine_config& config, forward::model_forw
   plan.kv_bytes = (std::int64_t{plan.sched.num_blocks} + 1) * plan.bytes_per_block;
   if (!config.enforce_eager && backend.memory()) {
     plan.decode_graph_batch_sizes = forward::default_decode_batch_sizes(config.sched.max_num_seqs);
-  }
-  plan.samples_on_device = backend.samples_on_device();
-  if (config.speculative.enabled()) {
-    // Verification reads several positions' logits per sequence on the host: a backend that
-    // samples on the device does not do that yet, and is refused rather than run otherwise.
-    if (plan.samples_on_device) {
-      return make_error(error_code::unsupported,
-                        "speculative_config: speculative decoding runs on the cpu backend in "
-                        "this version (the " +
-                            config.backend + " backend samples on the device)");
-    }
-    plan.speculative = with_defaults(config.speculative);
-    plan.sched.num_speculative_tokens = config.speculative.num_speculative_tokens;
-    plan.sched.adaptive_speculation = config.speculative.adaptive;
   }
   plan.max_waiting_requests = config.max_waiting_requests;
   plan.max_n = config.max_n;
@@ -155,6 +167,11 @@ std::vector<std::string> describe_plan(const engine_config& config, const engine
       format("%.2f", static_cast<double>(plan.kv_bytes) / gib) +
       " GiB in all); maximum concurrency for " + std::to_string(plan.sched.max_model_len) +
       " tokens per request: " + format("%.2fx", plan.max_concurrency()));
+  if (plan.draft_bytes_per_block > 0) {
+    lines.push_back("speculative draft_model " + plan.speculative.model + ": its K/V take " +
+                    std::to_string(plan.draft_bytes_per_block) + " of each block's " +
+                    std::to_string(plan.bytes_per_block) + " bytes");
+  }
   const bool none_captured =
       num_decode_graphs == 0 && config.backend != "cpu" && !config.enforce_eager;
   lines.push_back(config.backend + " backend: sampling on the " +

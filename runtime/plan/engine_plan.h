@@ -40,8 +40,9 @@ struct engine_plan {
   std::int64_t weight_bytes = 0;  // the model's weights on the backend
   forward::quantized_layer_counts quantized_layers;
   forward::kv_cache_dtype kv_cache_dtype = forward::kv_cache_dtype::auto_;
-  std::int64_t bytes_per_block = 0;  // K and V of one block, every layer
-  std::int64_t kv_bytes = 0;         // the whole pool, padding block included
+  std::int64_t bytes_per_block = 0;        // K and V of one block, every layer (the draft's too)
+  std::int64_t draft_bytes_per_block = 0;  // speculative draft_model: the draft's share
+  std::int64_t kv_bytes = 0;               // the whole pool, padding block included
   pool_sizing sizing = pool_sizing::configured;
   std::int64_t device_total_bytes = 0;  // device_memory sizing only
   std::int64_t in_use_bytes = 0;        // ... after the profiling forward, before the pool
@@ -80,12 +81,14 @@ struct engine_plan {
 // asked otherwise. A value other than the default is left for check_fits_model to refuse.
 [[nodiscard]] engine_config with_model_context(engine_config config, const model_config& model);
 
-// The plan for `config` on `forward` (the model's weights already on its backend). With
-// device-memory sizing this runs the profiling forward. Errors: a pool that cannot hold
-// one sequence of max_model_len (capacity_exceeded, with the figures), scheduler settings
-// that do not hold (invalid_argument).
+// The plan for `config` on `forward` (the model's weights already on its backend), with
+// `draft` the speculative draft model's config when there is one (its layers' K/V share
+// the pool's blocks). With device-memory sizing this runs the profiling forward. Errors: a pool
+// that cannot hold one sequence of max_model_len (capacity_exceeded, with the figures), scheduler
+// settings that do not hold (invalid_argument).
 [[nodiscard]] result<engine_plan> plan_engine(const engine_config& config,
-                                              forward::model_forward& forward);
+                                              forward::model_forward& forward,
+                                              const model_config* draft = nullptr);
 
 // The start-up log's lines (vLLM prints the same figures); `num_decode_graphs` is what the
 // executor captured.

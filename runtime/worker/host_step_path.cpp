@@ -27,6 +27,7 @@ void model_step_executor::run_on_host(const step_plan& plan,
     gather_prompt_logprobs(plan, members);
     gather_pooled_rows(plan, members);
   }
+  prefill_draft(plan, members);
   std::vector<verification_rows> verification;
   if (batch.return_all_logits) {
     verification =

@@ -40,7 +40,8 @@ model_step_executor::model_step_executor(step_executor_parts parts,
                                          std::unique_ptr<forward::paged_kv_cache> cache,
                                          std::unique_ptr<device_sampler> sampler,
                                          std::size_t num_decode_graphs,
-                                         std::unique_ptr<spec::proposer> proposer)
+                                         std::unique_ptr<spec::proposer> proposer,
+                                         std::unique_ptr<spec::draft_model_proposer> draft)
     : plan_(std::move(parts.plan)),
       before_step_(std::move(parts.before_step)),
       vocab_size_(parts.forward->config().vocab_size),
@@ -49,7 +50,8 @@ model_step_executor::model_step_executor(step_executor_parts parts,
       cache_(std::move(cache)),
       sampler_(std::move(sampler)),
       num_decode_graphs_(num_decode_graphs),
-      proposer_(std::move(proposer)) {}
+      proposer_(std::move(proposer)),
+      draft_(std::move(draft)) {}
 
 void model_step_executor::submit(const step_plan& plan,
                                  std::span<const sequence_sampling> new_sequences) {
@@ -193,7 +195,10 @@ live_sequence* model_step_executor::take_entry(std::uint64_t step,
     return nullptr;
   }
   live_sequence& s = it->second;
-  if (entry.kind != schedule_kind::continuing) s.pending.reset();
+  if (entry.kind != schedule_kind::continuing) {
+    s.pending.reset();
+    s.draft_computed = 0;  // new blocks: the draft's K/V in them are not known to be its own
+  }
   // The plan must agree with what this executor knows (a broken protocol: abort).
   if (auto why = s.apply(entry, plan_->sched.block_size)) die(step, entry.seq, *why);
   // (Re)loaded: the host's counts start again from the entry's tokens (the device's are

@@ -23,6 +23,7 @@
 #include "runtime/sampling/logprobs.h"
 #include "runtime/sampling/sampler.h"
 #include "runtime/sched/sequence_mirror.h"
+#include "runtime/spec/draft_model_proposer.h"
 #include "runtime/spec/proposer.h"
 #include "runtime/worker/step_executor.h"
 
@@ -83,6 +84,9 @@ struct live_sequence : sched::sequence_mirror {
   // late (device) or a preemption never leave it behind or ahead.
   std::optional<grammar::grammar_matcher> matcher;
   std::size_t grammar_accepted = 0;
+  // speculative draft_model: positions whose draft K/V are valid (draft_model_proposer.h);
+  // 0 again whenever the sequence is (re)loaded.
+  std::uint32_t draft_computed = 0;
 
   // Catches the matcher up and writes the next token's bitmask. A grammar that cannot go on
   // (a token it refused, or no token allowed) allows the stop tokens only, so the sequence
@@ -163,7 +167,8 @@ class model_step_executor final : public step_executor {
  public:
   model_step_executor(step_executor_parts parts, std::unique_ptr<forward::paged_kv_cache> cache,
                       std::unique_ptr<device_sampler> sampler, std::size_t num_decode_graphs,
-                      std::unique_ptr<spec::proposer> proposer = nullptr);
+                      std::unique_ptr<spec::proposer> proposer = nullptr,
+                      std::unique_ptr<spec::draft_model_proposer> draft = nullptr);
 
   ~model_step_executor() override {
     // The device may still run queued steps that read this executor's memory.
@@ -203,6 +208,10 @@ class model_step_executor final : public step_executor {
   // entries with lookahead slots, then verified against the step's logits at their rows.
   [[nodiscard]] std::vector<std::uint32_t> propose_tokens(
       const step_plan& plan, const std::vector<live_sequence*>& members);
+  [[nodiscard]] std::vector<std::uint32_t> propose_with_draft(
+      const step_plan& plan, const std::vector<live_sequence*>& members);
+  // The draft prefills the prompts this step completed (draft_model_proposer::catch_up).
+  void prefill_draft(const step_plan& plan, const std::vector<live_sequence*>& members);
   // Whether every member of the step decodes one scheduled token (no prefill chunk, no
   // prompt rows to read): then every row's logits come from the forward's own pass.
   [[nodiscard]] static bool all_decodes(const step_plan& plan,
@@ -244,7 +253,9 @@ class model_step_executor final : public step_executor {
   std::unique_ptr<forward::paged_kv_cache> cache_;
   std::unique_ptr<device_sampler> sampler_;  // null: the host samples
   std::size_t num_decode_graphs_ = 0;
-  std::unique_ptr<spec::proposer> proposer_;  // null: no speculative decoding
+  // Speculative decoding's proposer: one of these two, or neither (off).
+  std::unique_ptr<spec::proposer> proposer_;
+  std::unique_ptr<spec::draft_model_proposer> draft_;
   std::unordered_map<seq_id, live_sequence> sequences_;
   std::deque<in_flight_step> queue_;
   std::optional<std::uint64_t> last_device_step_;

@@ -30,17 +30,23 @@ bool is_stop(const live_sequence& s, token_id token) {
          s.held_stop_token_ids.end();
 }
 
+// Whether the member has lookahead slots to fill.
+bool speculates(const scheduled_sequence& entry, const live_sequence* s) {
+  return s != nullptr && entry.num_speculative_tokens > 0 && entry.samples;
+}
+
 }  // namespace
 
 std::vector<std::uint32_t> model_step_executor::propose_tokens(
     const step_plan& plan, const std::vector<live_sequence*>& members) {
+  if (draft_ != nullptr) return propose_with_draft(plan, members);
   std::vector<std::uint32_t> num_proposed;
   if (proposer_ == nullptr) return num_proposed;
   thread_local std::vector<token_id> proposed;
   for (std::size_t i = 0; i < members.size(); ++i) {
     const scheduled_sequence& entry = plan.scheduled[i];
     live_sequence* s = members[i];
-    if (s == nullptr || entry.num_speculative_tokens == 0 || !entry.samples) continue;
+    if (!speculates(entry, s)) continue;
     proposer_->propose(s->tokens, entry.num_speculative_tokens, proposed);
     if (proposed.empty()) continue;
     if (num_proposed.empty()) num_proposed.assign(members.size(), 0);
@@ -50,6 +56,63 @@ std::vector<std::uint32_t> model_step_executor::propose_tokens(
     num_proposed[i] = static_cast<std::uint32_t>(proposed.size());
   }
   return num_proposed;
+}
+
+// The draft model proposes for every speculating member in one batched forward per
+// position (draft_model_proposer.h); each member's draft K/V count goes with it.
+std::vector<std::uint32_t> model_step_executor::propose_with_draft(
+    const step_plan& plan, const std::vector<live_sequence*>& members) {
+  std::vector<std::uint32_t> num_proposed;
+  thread_local std::vector<spec::draft_request> requests;
+  thread_local std::vector<std::size_t> owners;
+  requests.clear();
+  owners.clear();
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    live_sequence* s = members[i];
+    if (!speculates(plan.scheduled[i], s)) continue;
+    requests.push_back({s->tokens,
+                        s->block_table,
+                        plan.scheduled[i].num_speculative_tokens,
+                        s->draft_computed,
+                        {}});
+    owners.push_back(i);
+  }
+  if (requests.empty()) return num_proposed;
+  draft_->propose(requests);
+  num_proposed.assign(members.size(), 0);
+  for (std::size_t r = 0; r < requests.size(); ++r) {
+    live_sequence* s = members[owners[r]];
+    s->draft_computed = requests[r].num_computed;
+    s->tokens.insert(s->tokens.end(), requests[r].proposed.begin(), requests[r].proposed.end());
+    num_proposed[owners[r]] = static_cast<std::uint32_t>(requests[r].proposed.size());
+  }
+  return num_proposed;
+}
+
+void model_step_executor::prefill_draft(const step_plan& plan,
+                                        const std::vector<live_sequence*>& members) {
+  if (draft_ == nullptr) return;
+  thread_local std::vector<spec::draft_request> requests;
+  thread_local std::vector<live_sequence*> owners;
+  requests.clear();
+  owners.clear();
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const scheduled_sequence& entry = plan.scheduled[i];
+    live_sequence* s = members[i];
+    if (s == nullptr || !entry.samples || entry.num_scheduled_tokens < 2) continue;
+    const std::uint32_t computed = entry.first_position + entry.num_scheduled_tokens;
+    if (s->draft_computed >= computed) continue;
+    requests.push_back({std::span<const token_id>(s->tokens).first(computed),
+                        s->block_table,
+                        0,
+                        s->draft_computed,
+                        {}});
+    owners.push_back(s);
+  }
+  if (requests.empty()) return;
+  draft_->catch_up(requests);
+  for (std::size_t r = 0; r < requests.size(); ++r)
+    owners[r]->draft_computed = requests[r].num_computed;
 }
 
 void model_step_executor::verify_proposed(const scheduled_sequence& entry, live_sequence& s,

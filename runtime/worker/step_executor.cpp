@@ -42,13 +42,22 @@ std::unique_ptr<step_executor> step_executor::create(step_executor_parts parts) 
   }
   const std::size_t num_graphs = capture_graphs(plan, *parts.forward, *cache);
   std::unique_ptr<spec::proposer> proposer;
-  if (plan.speculative.enabled()) {
+  std::unique_ptr<spec::draft_model_proposer> draft;
+  if (parts.draft != nullptr) {
+    // The draft's layers over the same blocks: engine_plan counted them in bytes_per_block.
+    auto draft_cache = std::make_unique<forward::paged_kv_cache>(
+        backend, forward::kv_cache_layout::for_model(parts.draft->config(), plan.sched.num_blocks,
+                                                     plan.sched.block_size, plan.kv_cache_dtype));
+    draft = std::make_unique<spec::draft_model_proposer>(std::move(parts.draft),
+                                                         std::move(draft_cache));
+  } else if (plan.speculative.enabled()) {
     auto made = spec::make_proposer(plan.speculative);
     if (!made) detail::die(made.err().message);  // plan_engine checked the config
     proposer = std::move(*made);
   }
-  return std::make_unique<detail::model_step_executor>(
-      std::move(parts), std::move(cache), std::move(sampler), num_graphs, std::move(proposer));
+  return std::make_unique<detail::model_step_executor>(std::move(parts), std::move(cache),
+                                                       std::move(sampler), num_graphs,
+                                                       std::move(proposer), std::move(draft));
 }
 
 }  // namespace pagedserve

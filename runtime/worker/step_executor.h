@@ -50,6 +50,8 @@ class model_forward;
 struct step_executor_parts {
   std::unique_ptr<kernels::backend> backend;
   std::unique_ptr<forward::model_forward> forward;  // the model's weights on *backend
+  // speculative_config draft_model: the draft's weights on *backend (its K/V share the pool).
+  std::unique_ptr<forward::model_forward> draft;
   std::shared_ptr<const engine_plan> plan;
   // Test hook: called before each step's forward with the step index; may throw to inject
   // a failure into that step.

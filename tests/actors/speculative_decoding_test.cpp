@@ -152,6 +152,7 @@ TEST(SpeculativeDecoding, GreedyDemoOutputIsTheSameWithSpeculation) {
       {R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 3, "prompt_lookup_min": 1, "adaptive": false})"},
       {R"({"method": "ngram", "num_speculative_tokens": 8, "prompt_lookup_max": 3, "prompt_lookup_min": 1, "adaptive": false})"},
       {R"({"method": "suffix", "num_speculative_tokens": 8, "adaptive": false})"},
+      {R"({"method": "draft_model", "model": "pagedserve-demo-draft", "num_speculative_tokens": 3, "adaptive": false})"},
       {R"({"method": "ngram", "num_speculative_tokens": 8, "prompt_lookup_max": 4, "prompt_lookup_min": 2})",
        false},
   };
@@ -250,6 +251,70 @@ TEST(SpeculativeDecoding, GreedyGoldensAreTransformersContinuationsWithSpeculati
     num_accepted += stats.spec_decode_num_accepted_tokens;
   }
   EXPECT_GT(num_accepted, 0u);
+}
+
+// A golden as its own draft: the draft's argmax is the target's, so (up to float ties) every
+// proposal is accepted. A draft that read its K/V at the wrong positions or blocks (the
+// catch-up, the feeding back of proposals, the clamp after rejections, preemption's reload)
+// would propose noise and be rejected; the output is the golden's greedy continuation either
+// way, which the test checks too.
+TEST(SpeculativeDecoding, AGoldenDraftingForItselfHasEveryProposalAccepted) {
+  for (const char* name : {"tiny-llama", "tiny-qwen3"}) {
+    SCOPED_TRACE(name);
+    const engine_testing::golden_set golden = engine_testing::load_golden(name);
+    const std::string dir = (testing::goldens_dir() / "models" / name).string();
+    engine_config config;
+    config.model_dir = dir;
+    config.sched.max_model_len = 160;
+    config.sched.num_blocks = 10;  // one 160-token sequence; every prompt thrice: preemptions
+    config.speculative = parsed(R"({"method": "draft_model", "model": ")" + dir +
+                                R"(", "num_speculative_tokens": 3, "adaptive": false})");
+    auto started = engine::start(config);
+    ASSERT_TRUE(started.ok()) << started.err().message;
+    std::vector<generation_request> requests;  // every prompt three times
+    for (int copy = 0; copy < 3; ++copy) {
+      for (const std::vector<token_id>& prompt : golden.prompts) {
+        generation_request r;
+        r.prompt_token_ids = prompt;
+        r.sampling.temperature = 0.0f;
+        r.sampling.max_tokens = 48;  // past HF's continuation: the pool runs short
+        r.sampling.ignore_eos = true;
+        requests.push_back(r);
+      }
+    }
+    const completions out = run_all(**started, requests);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      const std::vector<token_id>& hf = golden.greedy[i % golden.prompts.size()];
+      ASSERT_GE(out[i].at(0).ids.size(), hf.size());
+      EXPECT_EQ(std::vector<token_id>(out[i].at(0).ids.begin(),
+                                      out[i].at(0).ids.begin() + std::ssize(hf)),
+                hf)
+          << "request " << i;
+    }
+    const engine_stats stats = (*started)->stats();
+    EXPECT_GT(stats.num_preemptions, 0u) << "the small pool should preempt";
+    EXPECT_GT(stats.spec_decode_num_draft_tokens, 30u);
+    EXPECT_GE(static_cast<double>(stats.spec_decode_num_accepted_tokens),
+              0.95 * static_cast<double>(stats.spec_decode_num_draft_tokens));
+  }
+}
+
+// A draft is refused at start-up, with the reason, when it cannot draft for the target.
+TEST(SpeculativeDecoding, ADraftThatDoesNotFitTheTargetIsRefused) {
+  engine_config config;
+  config.model_dir = (testing::goldens_dir() / "models" / "tiny-llama").string();
+  config.sched.max_model_len = 128;
+  config.speculative = parsed(
+      R"({"method": "draft_model", "model": "pagedserve-demo-draft", "num_speculative_tokens": 2})");
+  auto vocab = engine::start(config);
+  ASSERT_FALSE(vocab.ok());
+  EXPECT_NE(vocab.err().message.find("vocab_size 4096 is not the target's"), std::string::npos)
+      << vocab.err().message;
+  config.speculative.model = (testing::goldens_dir() / "no-such-draft").string();
+  auto missing = engine::start(config);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.err().message.find("speculative_config model"), std::string::npos)
+      << missing.err().message;
 }
 
 }  // namespace

@@ -182,7 +182,8 @@ TEST(ServerConfig, LoadsAFileOverTheDefaults) {
   EXPECT_EQ(c->host, "0.0.0.0");
   EXPECT_EQ(c->api_key, "secret: with colon");
   EXPECT_EQ(c->served_model_name, "");
-  EXPECT_EQ(c->port, server_config{}.port);  // untouched keys keep their defaults
+  const server_config defaults;       // (a named object: GCC 12 misjudges a temporary's strings)
+  EXPECT_EQ(c->port, defaults.port);  // untouched keys keep their defaults
 }
 
 TEST(ServerConfig, ListKeysTakeAYamlListOrTheFlagSpellings) {
@@ -235,6 +236,22 @@ TEST(ServerConfig, SpeculativeConfigIsAYamlMapOrVllmsJsonFlag) {
               HasSubstr("unknown field 'draft'"));
   EXPECT_THAT(set_error("speculative_config", "ngram"), HasSubstr("not JSON"));
   EXPECT_THAT(load_error("speculative_config: [1]\n"), HasSubstr("got a list"));
+  // draft_model: the draft's folder is required, and only there.
+  temp_file draft("draft.yaml",
+                  "speculative_config:\n  method: draft_model\n  model: pagedserve-demo-draft\n"
+                  "  num_speculative_tokens: 3\n");
+  auto d = load_server_config(draft.path());
+  ASSERT_TRUE(d) << d.err().message;
+  EXPECT_EQ(d->engine.speculative.method, speculative_method::draft_model);
+  EXPECT_EQ(d->engine.speculative.model, "pagedserve-demo-draft");
+  EXPECT_EQ(parse_speculative_config(format_speculative_config(d->engine.speculative))->model,
+            "pagedserve-demo-draft");
+  EXPECT_THAT(
+      set_error("speculative_config", R"({"method": "draft_model", "num_speculative_tokens": 2})"),
+      HasSubstr("draft_model needs model"));
+  EXPECT_THAT(set_error("speculative_config",
+                        R"({"method": "ngram", "model": "x", "num_speculative_tokens": 2})"),
+              HasSubstr("model is for method draft_model only"));
 }
 
 TEST(ServerConfig, EmptyFileGivesTheDefaults) {
@@ -271,7 +288,8 @@ TEST(ServerConfig, MissingFileIsAnError) {
 }
 
 TEST(ServerConfig, ValidateChecksAcrossKeys) {
-  EXPECT_TRUE(validate(server_config{}));
+  const server_config defaults;
+  EXPECT_TRUE(validate(defaults));
   server_config both;
   both.engine.model_dir = "/m";
   both.engine.model_config_file = "/m/config.json";
