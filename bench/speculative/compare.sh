@@ -9,6 +9,9 @@
 #                  lose to no speculation there), and held-out x16 likewise
 #   twice b1:      batch 1, the held-out prompts twice in a row, with suffix decoding (the
 #                  second answers are proposed from the first ones: repeated requests)
+#   draft b1, draft x16: held-out b1 and x16 with the demo's draft model ($DRAFT_CONFIG,
+#                  default {"method": "draft_model", "model": "pagedserve-demo-draft",
+#                  "num_speculative_tokens": 4})
 # Greedy and ignore_eos (bench offline's), so both runs produce the same tokens. Each pair
 # runs ROUNDS times (default 3), off and on interleaved, and the medians are compared: one
 # run on 2 cores varies by 10-15%. The workloads take about a minute to make (the repeat
@@ -34,19 +37,22 @@ run() {  # run NAME WORKLOAD MAX_NUM_SEQS [flags]: one bench offline --json, or 
   echo "$out" >"$work/$name.json"
 }
 suffix='{"method": "suffix", "num_speculative_tokens": 8}'
+draft="${DRAFT_CONFIG:-{\"method\": \"draft_model\", \"model\": \"pagedserve-demo-draft\", \"num_speculative_tokens\": 4}}"
 rounds="${ROUNDS:-3}"
 for w in repeat:repeat.jsonl:1 paragraph:paragraph.jsonl:1 heldout:heldout.jsonl:1 \
-  repeat16:repeat16.jsonl:16 heldout16:heldout16.jsonl:16 twice:heldout16.jsonl:1; do
+  repeat16:repeat16.jsonl:16 heldout16:heldout16.jsonl:16 twice:heldout16.jsonl:1 \
+  draft:heldout.jsonl:1 draft16:heldout16.jsonl:16; do
   IFS=: read -r name file seqs <<<"$w"
   config=$spec
   [[ $name == twice ]] && config=$suffix
+  [[ $name == draft* ]] && config=$draft
   for ((r = 0; r < rounds; ++r)); do
     run "$name-off-$r" "$file" "$seqs" "$@"
     run "$name-on-$r" "$file" "$seqs" --speculative-config "$config" "$@"
   done
 done
-node - "$work" "$spec" "$rounds" "$suffix" <<'JS'
-const [dir, spec, rounds, suffix] = process.argv.slice(2);
+node - "$work" "$spec" "$rounds" "$suffix" "$draft" <<'JS'
+const [dir, spec, rounds, suffix, draft] = process.argv.slice(2);
 const fs = require('node:fs');
 const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // The median run by output tok/s, with its figures.
@@ -57,11 +63,11 @@ const read = (n) => {
   return runs.find((e) => e.output_tokens_per_s === m);
 };
 const cpu = require('node:os').cpus()[0]?.model ?? 'unknown CPU';
-console.log(`speculative_config ${spec} (twice: ${suffix}); demo model on ${cpu}; medians of ${rounds}`);
+console.log(`speculative_config ${spec} (twice: ${suffix}; draft: ${draft}); demo model on ${cpu}; medians of ${rounds}`);
 console.log('workload       off tok/s    on tok/s   ratio   accepted / proposed');
 for (const [name, label] of [['repeat', 'repeat b1'], ['paragraph', 'paragraph b1'],
   ['heldout', 'held-out b1'], ['repeat16', 'repeat x16'], ['heldout16', 'held-out x16'],
-  ['twice', 'twice b1']]) {
+  ['twice', 'twice b1'], ['draft', 'draft b1'], ['draft16', 'draft x16']]) {
   const off = read(`${name}-off`), on = read(`${name}-on`);
   const rate = on.spec_decode_num_draft_tokens > 0
     ? (on.spec_decode_num_accepted_tokens / on.spec_decode_num_draft_tokens).toFixed(3) : '-';
