@@ -32,10 +32,9 @@ result<loaded_draft_model> load_draft_model(const engine_config& config,
   }
   if (model->max_position_embeddings > 0 &&
       std::uint64_t(model->max_position_embeddings) < config.sched.max_model_len) {
-    return refused(name, "its max_position_embeddings " +
-                             std::to_string(model->max_position_embeddings) +
-                             " is below max_model_len " +
-                             std::to_string(config.sched.max_model_len));
+    return refused(name,
+                   "its max_position_embeddings " + std::to_string(model->max_position_embeddings) +
+                       " is below max_model_len " + std::to_string(config.sched.max_model_len));
   }
   auto weights = load_engine_weights(draft, *model);
   if (!weights) return refused(name, weights.err().message);

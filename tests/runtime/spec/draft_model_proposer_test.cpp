@@ -31,8 +31,8 @@ std::vector<token_id> fresh_chain(forward::model_forward& model, std::vector<tok
   for (std::uint32_t b = 0; b < 24; ++b) table.emplace_back(b);
   std::vector<token_id> out;
   for (std::uint32_t i = 0; i < count; ++i) {
-    forward::paged_kv_cache cache(model.backend(),
-                                  forward::kv_cache_layout::for_model(model.config(), 24, k_block_size));
+    forward::paged_kv_cache cache(
+        model.backend(), forward::kv_cache_layout::for_model(model.config(), 24, k_block_size));
     forward::forward_batch batch;
     batch.sequences.push_back({tokens, 0, table});
     const forward::forward_output result = model.run(batch, cache);
