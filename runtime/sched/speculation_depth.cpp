@@ -51,11 +51,10 @@ void speculation_depth::choose(std::span<const candidate> candidates,
   // order always extends a sequence by its next slot.
   std::stable_sort(gains_.begin(), gains_.end(),
                    [](const gain& x, const gain& y) { return x.value > y.value; });
-  // The step's time and its expected output tokens as slots are added.
-  // How many of them: the first slot carries verification's fixed cost (the step becomes a
-  // verifying one: the draft's forwards, every row's logits, no step planned behind it), so
-  // a slot that does not pay alone may pay with the ones after it. Every prefix is weighed
-  // and the one with the most tokens per second wins.
+  // The step's time and its expected output tokens as slots are added. How many of them: the first
+  // slot carries verification's fixed cost (the step becomes a verifying one: the draft's forwards,
+  // every row's logits, no step planned behind it), so a slot that does not pay alone may pay with
+  // the ones after it. Every prefix is weighed and the one with the most tokens per second wins.
   double n = std::max<double>(1.0, num_other_tokens);
   double time = costs_.seconds(n);
   double tokens = static_cast<double>(candidates.size());
