@@ -7,6 +7,8 @@
 // allowance for threads and allocator slack. (On 03b41d6 it grew by hundreds of MB.)
 // Label no_asan: ASan's quarantine keeps freed memory resident, which is not what is measured.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>

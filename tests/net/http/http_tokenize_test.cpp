@@ -127,7 +127,10 @@ TEST(HttpTokenize, UsageCountsThePromptTokensTheCacheHeld) {
   ASSERT_TRUE(s);
   http_client c(s->port());
   std::string ids;
-  for (int i = 0; i < 40; ++i) ids += (i == 0 ? "" : ",") + std::to_string(100 + i);
+  for (int i = 0; i < 40; ++i) {
+    if (i > 0) ids += ',';
+    ids += std::to_string(100 + i);  // appended, not "," + ...: GCC 12's false -Wrestrict
+  }
   const std::string body = R"({"prompt": [)" + ids + R"(], "max_tokens": 1})";
   const json::value first = post_json(c, "/v1/completions", body);
   EXPECT_EQ(first.at("usage").at("prompt_tokens_details").at("cached_tokens").to_number<int>(), 0);

@@ -2,7 +2,8 @@
 // Test support for the server tests: an in-process server on 127.0.0.1 with an ephemeral
 // port and the demo model, and small Beast clients whose every operation has a deadline
 // (asynchronous operations on a private io_context, bounded by tcp_stream expiry), so a
-// broken server fails a test instead of hanging it.
+// broken server fails a test instead of hanging it. The clients are compiled once, in
+// test_client.cpp and ws_client.cpp (library pagedserve_http_test_client).
 
 #include <chrono>
 #include <cstdint>
@@ -15,25 +16,20 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <boost/asio/connect.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/websocket.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/field.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/verb.hpp>
 #include <boost/json.hpp>
 
 #include "net/http/server.h"
 
 namespace pagedserve::net::testing {
 
-namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = boost::beast::http;
-namespace websocket = boost::beast::websocket;
 namespace json = boost::json;
-using tcp = asio::ip::tcp;
 
 inline constexpr auto k_deadline = std::chrono::seconds(20);
 
@@ -67,115 +63,42 @@ inline std::unique_ptr<server> start_server(server_config config = test_config()
   return std::move(s.value());
 }
 
-// One HTTP connection.
+// One HTTP connection. Its Beast stream and composed operations live in test_client.cpp,
+// compiled once: instantiated in every test file they cost minutes of compile time each.
 class http_client {
  public:
-  explicit http_client(std::uint16_t port) : stream_(ioc_) {
-    stream_.expires_after(k_deadline);
-    stream_.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
-                          [this](beast::error_code ec) { ec_ = ec; });
-    run();
-    EXPECT_FALSE(ec_) << "connect: " << ec_.message();
-  }
+  explicit http_client(std::uint16_t port);
+  ~http_client();
+  http_client(const http_client&) = delete;
+  http_client& operator=(const http_client&) = delete;
 
-  beast::error_code send_raw(const std::string& bytes) {
-    stream_.expires_after(k_deadline);
-    asio::async_write(stream_, asio::buffer(bytes),
-                      [this](beast::error_code ec, std::size_t) { ec_ = ec; });
-    run();
-    return ec_;
-  }
-
-  beast::error_code send(http::request<http::string_body> req) {
-    req.version(11);
-    req.set(http::field::host, "127.0.0.1");
-    req.prepare_payload();
-    stream_.expires_after(k_deadline);
-    http::async_write(stream_, req, [this](beast::error_code ec, std::size_t) { ec_ = ec; });
-    run();
-    return ec_;
-  }
+  beast::error_code send_raw(const std::string& bytes);
+  beast::error_code send(http::request<http::string_body> req);
 
   // The next response; for the answer to a HEAD request, pass head_request (its
   // Content-Length then describes a body that is not sent).
-  http::response<http::string_body> read(bool head_request = false) {
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(64 * 1024 * 1024);
-    parser.skip(head_request);
-    stream_.expires_after(k_deadline);
-    http::async_read(stream_, buffer_, parser,
-                     [this](beast::error_code ec, std::size_t) { ec_ = ec; });
-    run();
-    EXPECT_FALSE(ec_) << "read: " << ec_.message();
-    return parser.release();
-  }
+  http::response<http::string_body> read(bool head_request = false);
 
   http::response<http::string_body> request(
       http::verb method, const std::string& target, std::string body = {},
-      std::vector<std::pair<std::string, std::string>> headers = {}) {
-    http::request<http::string_body> req{method, target, 11};
-    for (auto& [name, value] : headers) req.set(name, value);
-    if (!body.empty()) req.set(http::field::content_type, "application/json");
-    req.body() = std::move(body);
-    EXPECT_FALSE(send(std::move(req)));
-    return read();
-  }
+      std::vector<std::pair<std::string, std::string>> headers = {});
 
   // Reads the response head and body bytes until `enough` holds for the body so far.
   http::response<http::string_body> read_until(
-      const std::function<bool(const std::string&)>& enough) {
-    parser_.emplace();
-    stream_.expires_after(k_deadline);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [this](beast::error_code ec, std::size_t) { ec_ = ec; });
-    run();
-    EXPECT_FALSE(ec_) << "read header: " << ec_.message();
-    return read_more(enough);
-  }
+      const std::function<bool(const std::string&)>& enough);
 
   // Continues the response read_until started.
   http::response<http::string_body> read_more(
-      const std::function<bool(const std::string&)>& enough) {
-    while (!ec_ && !parser_->is_done() && !enough(parser_->get().body())) {
-      stream_.expires_after(k_deadline);
-      http::async_read_some(stream_, buffer_, *parser_,
-                            [this](beast::error_code ec, std::size_t) { ec_ = ec; });
-      run();
-    }
-    return parser_->get();
-  }
+      const std::function<bool(const std::string&)>& enough);
 
   // True if the server closes the connection (EOF or reset) before the deadline.
-  bool closed_by_server(std::chrono::steady_clock::duration deadline = k_deadline) {
-    stream_.expires_after(deadline);
-    char byte = 0;
-    beast::error_code result;
-    for (;;) {
-      stream_.async_read_some(asio::buffer(&byte, 1),
-                              [&](beast::error_code ec, std::size_t) { result = ec; });
-      run();
-      if (result) break;
-    }
-    return result != beast::error::timeout;
-  }
+  bool closed_by_server(std::chrono::steady_clock::duration deadline = k_deadline);
 
-  void close() {
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.close();
-  }
+  void close();
 
  private:
-  void run() {
-    ioc_.restart();
-    ioc_.run();
-  }
-
-  asio::io_context ioc_;
-  beast::tcp_stream stream_;
-  beast::flat_buffer buffer_;
-  std::optional<http::response_parser<http::string_body>> parser_;
-  beast::error_code ec_;
+  struct connection;
+  std::unique_ptr<connection> connection_;
 };
 
 // The SSE payloads of a body ("data: <payload>\n\n" each).
