@@ -29,12 +29,6 @@ status validate_model(const engine_config& config) {
         error_code::unsupported,
         "cpu_activation_dtype int8 is a cpu backend option (backend is " + config.backend + ")"));
   }
-  if (config.speculative.enabled() && config.backend != "cpu") {
-    return status(make_error(error_code::unsupported,
-                             "speculative_config: speculative decoding runs on the cpu backend "
-                             "in this version (backend is " +
-                                 config.backend + ")"));
-  }
   if (config.backend == "cpu" && config.dtype != "auto" && config.dtype != "float32") {
     return invalid("dtype " + quoted(config.dtype) +
                    " needs backend cuda: the cpu backend computes in float32 only");

@@ -6,7 +6,8 @@
 #   fixtures/  fixtures from tests/data that bundled tests read, laid out as tests/data is
 #              (PAGEDSERVE_TESTDATA_DIR): GPU_BUNDLE_FIXTURES, by default goldens/models (the
 #              forward tests read them) and bench/nano-256.jsonl (the offline benchmark's
-#              workload). The carry limit is 64 MiB, so bundle little.
+#              workload). The carry limit is 64 MiB, so bundle little. fixtures/speculative:
+#              speculative decoding's workloads, made here (GPU_BUNDLE_SKIP=speculative: not)
 # packs it as build-gpu/bundle.tar.xz (the folder is over the 64 MiB carry limit, the archive,
 # ~20 MiB, well under it) and prints the `carry` list for the GPU machine, where
 # scripts/gpu-check.sh unpacks and runs it. The model shapes the benchmarks run
@@ -63,6 +64,14 @@ for fixture in $fixtures; do
   mkdir -p "$bundle/fixtures/$(dirname "$fixture")"
   cp -r "$testdata_dir/$fixture" "$bundle/fixtures/$fixture"
 done
+
+# Speculative decoding's workloads (bench/speculative/workloads.mjs: held-out demo corpus text,
+# the repeat answers found by running the demo model here); gpu-check's step `speculative`.
+if [[ " ${GPU_BUNDLE_SKIP:-} " != *" speculative "* ]]; then
+  node bench/speculative/workloads.mjs "$bundle/bin/pagedserve" "$build/speculative-work"
+  mkdir -p "$bundle/fixtures/speculative"
+  cp "$build"/speculative-work/{repeat,heldout,repeat16,heldout16}.jsonl "$bundle/fixtures/speculative/"
+fi
 
 strip --strip-unneeded "$bundle"/bin/*
 # The archive, not the folder, travels: it is several times smaller.

@@ -12,6 +12,11 @@
 #      and bench_cuda_qgemm (the same shapes through each quantized route: W4A16 and FP8
 #      W8A16 mixed-input GEMMs, int4 dequantize + cuBLAS, FP8 W8A8; ratios over bf16)
 #   4. test_engine_cuda: the actor engine driving the CUDA backend
+#   4b. speculative: `pagedserve bench offline` of the demo model with and without
+#      --speculative-config, same run (bench/speculative/compare.sh's workloads, carried in
+#      the bundle): repeat b1 with ngram, held-out b1 with the demo's draft model, repeat x16
+#      with ngram; output tok/s ratios on over off and the acceptance rates (SPEC_TIMEOUT=60
+#      each run)
 #   5. `pagedserve bench offline` on nano-256 (dummy bf16 weights) for each shape of
 #      OFFLINE_SHAPES, most important first: llama-3.2-1b (against the physical ceiling and
 #      HF transformers measured on this card, docs/design/peer-figures.md), qwen3-0.6b, llama-3-8b; then
@@ -46,7 +51,8 @@
 #   STEP_TIMEOUT=120     each test binary and benchmark of steps 2 and 3
 #   ENGINE_TIMEOUT=120   test_engine_cuda
 #   OFFLINE_TIMEOUT=150  each bench offline run
-#   GPU_CHECK_PARTS="tests benchmarks engine offline quantized quant-eval moe"   the steps (a rerun may pick)
+#   GPU_CHECK_PARTS="tests benchmarks engine speculative offline quantized quant-eval moe"
+#                        the steps (a rerun may pick)
 #   QUANT_EVAL_METHODS="awq gptq-act-order gptq-int8 fp8-dynamic fp8-block"  step 7
 #   QUANT_SHAPE=llama-3.2-1b  QUANT_METHODS="fp8-dynamic fp8-block awq gptq"
 #   QUANT_KV="auto fp8_e4m3"  QUANT_TIMEOUT=120   step 6
@@ -74,7 +80,7 @@ export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PAGEDSERVE_TESTDATA_DIR="$bundle/fixtures"
 budget=${GPU_CHECK_BUDGET:-560}
 e2e_reserve=${E2E_RESERVE:-300}
-parts=" ${GPU_CHECK_PARTS:-tests benchmarks engine offline quantized quant-eval moe} "
+parts=" ${GPU_CHECK_PARTS:-tests benchmarks engine speculative offline quantized quant-eval moe} "
 
 summary=()
 failed=0
@@ -202,6 +208,50 @@ run_offline() {
   offline_rows+=("$(offline_row "$name" "$rc" "$out" "$err")")
 }
 
+# One `bench offline` of the demo model for step 4b: name | workload file | max_num_seqs |
+# speculative config (empty: off). Its JSON in $logs/bench_spec_<name>.json.
+run_speculative() {
+  local name=$1 workload=$2 seqs=$3 config=$4 limit
+  local out="$logs/bench_spec_$name.json" err="$logs/bench_spec_$name.log"
+  if ! limit=$(step_limit "${SPEC_TIMEOUT:-60}"); then
+    failed=1
+    return
+  fi
+  echo "== speculative $name (limit ${limit}s, log $err)"
+  local spec_args=()
+  [[ -n $config ]] && spec_args=(--speculative-config "$config")
+  timeout -k 10 "$limit" "$bundle/bin/pagedserve" bench offline --model models/pagedserve-demo \
+    --workload "$bundle/fixtures/speculative/$workload" --max-num-seqs "$seqs" \
+    --max-model-len 512 --backend "${OFFLINE_BACKEND:-cuda}" --dtype "${OFFLINE_DTYPE:-bfloat16}" \
+    --json "${spec_args[@]}" > "$out" 2> "$err" || failed=1
+}
+
+# Step 4b's table: each pair's output tok/s, ratio and acceptance.
+speculative_table() {
+  python3 - "$logs" "$@" <<'PY'
+import json, os, sys
+logs, names = sys.argv[1], sys.argv[2:]
+def engine(name):
+    try:
+        with open(os.path.join(logs, f"bench_spec_{name}.json")) as f:
+            lines = [l for l in f if l.lstrip().startswith("{")]
+        return json.loads(lines[-1])["engine"]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+print(f"{'workload':<14} {'off tok/s':>10} {'on tok/s':>10} {'ratio':>7}  accepted / proposed")
+for name in names:
+    off, on = engine(name + "-off"), engine(name + "-on")
+    if off is None or on is None:
+        print(f"{name:<14} no result (see bench_spec_{name}-*.log)")
+        continue
+    drafted = on.get("spec_decode_num_draft_tokens", 0)
+    accepted = on.get("spec_decode_num_accepted_tokens", 0)
+    rate = f"{accepted / drafted:.3f}" if drafted else "-"
+    print(f"{name:<14} {off['output_tokens_per_s']:>10.1f} {on['output_tokens_per_s']:>10.1f} "
+          f"{on['output_tokens_per_s'] / off['output_tokens_per_s']:>7.3f}  {accepted} / {drafted} ({rate})")
+PY
+}
+
 # A checkpoint of `shape` in `method` (pagedserve quantize --dummy-weights: seeded random
 # weights quantized; speed only) in $work/<shape>-<method>; false when it could not be made.
 work=$bundle/work
@@ -314,6 +364,24 @@ if wants engine; then
   fi
 fi
 
+spec_rows=()
+if wants speculative; then
+  ngram='{"method": "ngram", "num_speculative_tokens": 8, "prompt_lookup_max": 4, "prompt_lookup_min": 2}'
+  draft='{"method": "draft_model", "model": "models/pagedserve-demo-draft", "num_speculative_tokens": 4}'
+  if [[ -d "$bundle/fixtures/speculative" ]]; then
+    for pair in "repeat-b1:repeat.jsonl:1:$ngram" "draft-b1:heldout.jsonl:1:$draft" \
+      "repeat-x16:repeat16.jsonl:16:$ngram"; do
+      IFS=: read -r name workload seqs config <<<"$pair"
+      run_speculative "$name-off" "$workload" "$seqs" ""
+      run_speculative "$name-on" "$workload" "$seqs" "$config"
+      spec_rows+=("$name")
+    done
+  else
+    summary+=("$(printf '%-24s MISSING (no fixtures/speculative in the bundle)' speculative)")
+    failed=1
+  fi
+fi
+
 if wants offline; then
   for shape in ${OFFLINE_SHAPES:-llama-3.2-1b qwen3-0.6b llama-3-8b}; do
     extra=""
@@ -384,6 +452,11 @@ if ((${#offline_rows[@]} > 0)); then
   printf '%-28s %-6s %9s %8s %10s %8s %8s %8s %6s %10s  %s\n' shape rc completed wall_s \
     'out tok/s' dev_idle host_ms dev_ms graphs num_blocks ratios
   printf '%s\n' "${offline_rows[@]}"
+fi
+if ((${#spec_rows[@]} > 0)); then
+  echo
+  echo "speculative decoding, demo model in ${OFFLINE_DTYPE:-bfloat16}, same run: output tok/s on over off"
+  speculative_table "${spec_rows[@]}"
 fi
 if ((${#eval_rows[@]} > 0)); then
   echo

@@ -53,17 +53,14 @@ status size_from_device_memory(const engine_config& config, forward::model_forwa
   return status::success();
 }
 
-// Speculative decoding's settings; refused where verification cannot run.
+// Speculative decoding's settings. Verification reads several positions' logits per
+// sequence and the proposers read the accepted tokens on the host, so a backend that
+// samples on the device (CUDA) samples on the host with speculation on: its forward, the
+// draft's and the graphs stay on the device, and a step's tokens come back before the next
+// step's proposals are made (as they must: a proposal continues the accepted tokens).
 status plan_speculation(const engine_config& config, engine_plan& plan) {
   if (!config.speculative.enabled()) return status::success();
-  // Verification reads several positions' logits per sequence on the host: a backend that
-  // samples on the device does not do that yet, and is refused rather than run otherwise.
-  if (plan.samples_on_device) {
-    return make_error(error_code::unsupported,
-                      "speculative_config: speculative decoding runs on the cpu backend in "
-                      "this version (the " +
-                          config.backend + " backend samples on the device)");
-  }
+  plan.samples_on_device = false;
   plan.speculative = with_defaults(config.speculative);
   plan.sched.num_speculative_tokens = config.speculative.num_speculative_tokens;
   plan.sched.adaptive_speculation = config.speculative.adaptive;
@@ -175,8 +172,11 @@ std::vector<std::string> describe_plan(const engine_config& config, const engine
   const bool none_captured =
       num_decode_graphs == 0 && config.backend != "cpu" && !config.enforce_eager;
   lines.push_back(config.backend + " backend: sampling on the " +
-                  (plan.samples_on_device ? "device" : "host") + ", " +
-                  std::to_string(num_decode_graphs) + " decode graphs" +
+                  (plan.samples_on_device ? "device"
+                   : plan.speculative.enabled() && config.backend != "cpu"
+                       ? "host (speculative decoding verifies there)"
+                       : "host") +
+                  ", " + std::to_string(num_decode_graphs) + " decode graphs" +
                   (none_captured ? " (the backend captures none)" : ""));
   return lines;
 }

@@ -1,8 +1,8 @@
 // The whole engine (intake, scheduler, the executor actor's pipelined steps, device sampling,
-// decode graphs, a KV pool planned from device memory) on the CUDA backend at fp32, against
-// the CPU engine and the HF goldens. Built as test_engine_cuda for the GPU (label gpu) and,
-// where backend cuda runs on the SIMT emulator (PAGEDSERVE_EMULATED_CUDA_BACKEND: the CI
-// sanitizer build), as test_engine_simt.
+// decode graphs, a KV pool planned from device memory, speculative decoding) on the CUDA
+// backend at fp32, against the CPU engine and the HF goldens. Built as test_engine_cuda for the GPU
+// (label gpu) and, where backend cuda runs on the SIMT emulator (PAGEDSERVE_EMULATED_CUDA_BACKEND:
+// the CI sanitizer build), as test_engine_simt.
 
 #include <gtest/gtest.h>
 
@@ -142,6 +142,46 @@ TEST(engine_cuda, seeded_sampling_equals_the_cpu_engine) {
   const auto on_cpu = generate_all(*cpu, g, params, 20);
   EXPECT_EQ(cpu->shutdown(std::chrono::seconds(30)).num_leaked_blocks, 0U);
   EXPECT_EQ(on_gpu, on_cpu);
+}
+
+// Speculative decoding on the device backend: the forward (the target's and the draft's, in
+// the same device pool) runs there, verification on the host. Greedy tokens are the goldens'
+// with n-gram proposals and with the golden drafting for itself, which accepts nearly every
+// proposal (a draft reading the wrong K/V would propose noise); no block leaks.
+TEST(engine_cuda, speculative_decoding_gives_the_goldens_greedy_tokens) {
+  SKIP_WITHOUT_DEVICE();
+  const golden_set g = load_golden("tiny-qwen3");
+  const auto max_tokens = static_cast<std::uint32_t>(g.greedy[0].size());
+  sampling_params greedy;
+  greedy.temperature = 0.0f;
+  speculative_config ngram;
+  ngram.method = speculative_method::ngram;
+  ngram.num_speculative_tokens = 3;
+  ngram.prompt_lookup_min = 1;
+  ngram.prompt_lookup_max = 3;
+  ngram.adaptive = false;
+  speculative_config draft = ngram;
+  draft.method = speculative_method::draft_model;
+  draft.model = (testing::goldens_dir() / "models" / "tiny-qwen3").string();
+  for (const speculative_config& speculative : {ngram, draft}) {
+    SCOPED_TRACE(std::string(to_string(speculative.method)));
+    engine_config config = golden_engine_config("tiny-qwen3", "cuda");
+    config.speculative = speculative;
+    auto gpu = start(config);
+    ASSERT_NE(gpu, nullptr);
+    const auto on_gpu = generate_all(*gpu, g, greedy, max_tokens);
+    const engine_stats stats = gpu->stats();
+    EXPECT_EQ(gpu->shutdown(std::chrono::seconds(30)).num_leaked_blocks, 0U);
+    for (int i = 0; i < num_golden_prompts; ++i) {
+      EXPECT_EQ(on_gpu[static_cast<std::size_t>(i)], g.greedy[static_cast<std::size_t>(i)])
+          << "prompt " << i;
+    }
+    EXPECT_GT(stats.spec_decode_num_draft_tokens, 0U);
+    if (speculative.method == speculative_method::draft_model) {
+      EXPECT_GE(static_cast<double>(stats.spec_decode_num_accepted_tokens),
+                0.95 * static_cast<double>(stats.spec_decode_num_draft_tokens));
+    }
+  }
 }
 
 // A request cancelled while its steps are in flight on the device ends with a cancelled
