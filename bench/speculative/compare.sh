@@ -13,8 +13,10 @@
 #                  default {"method": "draft_model", "model": "pagedserve-demo-draft",
 #                  "num_speculative_tokens": 4})
 # Greedy and ignore_eos (bench offline's), so both runs produce the same tokens. Each pair
-# runs ROUNDS times (default 3), off and on interleaved, and the medians are compared: one
-# run on 2 cores varies by 10-15%. The workloads take about a minute to make (the repeat
+# runs ROUNDS times (default 5), off then on; the ratio is the median of the rounds' on/off
+# ratios (a pair runs seconds apart, so the machine's drift, 10-30% within minutes on the
+# development VM, cancels more than between medians taken apart), the tok/s columns the
+# medians. The workloads take about a minute to make (the repeat
 # answers are found by running the model).
 #   bash bench/speculative/compare.sh [SPECULATIVE_CONFIG_JSON] [extra engine flags...]
 set -euo pipefail
@@ -38,7 +40,7 @@ run() {  # run NAME WORKLOAD MAX_NUM_SEQS [flags]: one bench offline --json, or 
 }
 suffix='{"method": "suffix", "num_speculative_tokens": 8}'
 draft="${DRAFT_CONFIG:-{\"method\": \"draft_model\", \"model\": \"pagedserve-demo-draft\", \"num_speculative_tokens\": 4}}"
-rounds="${ROUNDS:-3}"
+rounds="${ROUNDS:-5}"
 for w in repeat:repeat.jsonl:1 paragraph:paragraph.jsonl:1 heldout:heldout.jsonl:1 \
   repeat16:repeat16.jsonl:16 heldout16:heldout16.jsonl:16 twice:heldout16.jsonl:1 \
   draft:heldout.jsonl:1 draft16:heldout16.jsonl:16; do
@@ -54,16 +56,22 @@ done
 node - "$work" "$spec" "$rounds" "$suffix" "$draft" <<'JS'
 const [dir, spec, rounds, suffix, draft] = process.argv.slice(2);
 const fs = require('node:fs');
-const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const runs = (n) => Array.from({ length: Number(rounds) }, (_, r) =>
+  JSON.parse(fs.readFileSync(`${dir}/${n}-${r}.json`, 'utf8')).engine);
 // The median run by output tok/s, with its figures.
 const read = (n) => {
-  const runs = Array.from({ length: Number(rounds) }, (_, r) =>
-    JSON.parse(fs.readFileSync(`${dir}/${n}-${r}.json`, 'utf8')).engine);
-  const m = median(runs.map((e) => e.output_tokens_per_s));
-  return runs.find((e) => e.output_tokens_per_s === m);
+  const all = runs(n);
+  const m = median(all.map((e) => e.output_tokens_per_s));
+  return all.find((e) => e.output_tokens_per_s === m);
+};
+// The median of the rounds' on/off ratios.
+const ratio = (name) => {
+  const off = runs(`${name}-off`), on = runs(`${name}-on`);
+  return median(on.map((e, r) => e.output_tokens_per_s / off[r].output_tokens_per_s));
 };
 const cpu = require('node:os').cpus()[0]?.model ?? 'unknown CPU';
-console.log(`speculative_config ${spec} (twice: ${suffix}; draft: ${draft}); demo model on ${cpu}; medians of ${rounds}`);
+console.log(`speculative_config ${spec} (twice: ${suffix}; draft: ${draft}); demo model on ${cpu}; medians of ${rounds} (ratio: of the rounds' on/off)`);
 console.log('workload       off tok/s    on tok/s   ratio   accepted / proposed');
 for (const [name, label] of [['repeat', 'repeat b1'], ['paragraph', 'paragraph b1'],
   ['heldout', 'held-out b1'], ['repeat16', 'repeat x16'], ['heldout16', 'held-out x16'],
@@ -73,7 +81,7 @@ for (const [name, label] of [['repeat', 'repeat b1'], ['paragraph', 'paragraph b
     ? (on.spec_decode_num_accepted_tokens / on.spec_decode_num_draft_tokens).toFixed(3) : '-';
   console.log(`${label.padEnd(13)} ${off.output_tokens_per_s.toFixed(1).padStart(10)} ` +
     `${on.output_tokens_per_s.toFixed(1).padStart(11)} ` +
-    `${(on.output_tokens_per_s / off.output_tokens_per_s).toFixed(3).padStart(7)}   ` +
+    `${ratio(name).toFixed(3).padStart(7)}   ` +
     `${on.spec_decode_num_accepted_tokens} / ${on.spec_decode_num_draft_tokens} (${rate})`);
 }
 JS

@@ -94,8 +94,9 @@ void scheduler::after_speculative_run(const in_flight_entry& entry,
   const std::uint32_t num_proposed = run.front().num_draft_tokens;
   if (num_proposed > 0) {
     const auto num_accepted = static_cast<std::uint32_t>(run.size() - 1);
-    t.acceptance.observe(num_proposed, num_accepted);
-    engine_acceptance_.observe(num_proposed, num_accepted);
+    t.acceptance.observe(num_accepted);
+    engine_acceptance_.observe(num_accepted);
+    depth_.observe_run(num_proposed, num_accepted);
   }
   if (t.seq.status() != sequence_status::running) return;
   kv_.trim_slots(t.seq.id(), t.seq.num_tokens());

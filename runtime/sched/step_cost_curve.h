@@ -1,10 +1,11 @@
 #pragma once
 // step_cost_curve: how long a step of n batched tokens takes, as the speculation depth needs
 // it (speculation_depth.h), learned only from steps that ran: each size bucket (n itself up
-// to 16, then buckets three significant bits wide) holds a moving average of what its steps
-// took. Between measured buckets the curve is linear; beyond the measured range it follows
-// the prior's shape, seconds proportional to 1 + prior_ratio n, from the nearest measured
-// bucket; with nothing measured it is that shape in units of an idle step.
+// to 16, then buckets three significant bits wide) holds the mean of its first steps, then a
+// moving average of what they took (a first step that was an outlier is soon outweighed). Between
+// measured buckets the curve is linear; beyond the measured range it follows the prior's shape,
+// seconds proportional to 1 + prior_ratio n, from the nearest measured bucket; with nothing
+// measured it is that shape in units of an idle step.
 //
 // Only measured sizes carry weight, so a size never run cannot hold the curve up (a step of
 // one shape seen once must not forbid the next). Start-up calibration was tried and dropped:
@@ -38,7 +39,11 @@ class step_cost_curve {
   [[nodiscard]] double prior(double n) const { return 1.0 + prior_ratio_ * n; }
 
   double prior_ratio_;
-  std::map<std::uint32_t, double> buckets_;  // bucket -> moving average of seconds
+  struct bucket {
+    double seconds = 0.0;        // moving average
+    std::uint32_t observed = 0;  // observations so far (the first few are averaged evenly)
+  };
+  std::map<std::uint32_t, bucket> buckets_;
 };
 
 }  // namespace pagedserve::sched

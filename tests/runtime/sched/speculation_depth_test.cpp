@@ -70,6 +70,29 @@ TEST(SpeculationDepth, MemoryBoundStepsTakeEverySlotComputeBoundOnesNone) {
   EXPECT_EQ(chosen.at(0), 2u);
 }
 
+// Acceptance that goes on once it started: the engine-wide rates past the first proposed
+// token carry a sequence's first-token rate, so the depth follows them. With a = 0.5 at
+// every position (the geometric model) the best depth here is 2; when every proposal that
+// got past its first token was accepted to the end, it is the most (8); when none did, 1.
+TEST(SpeculationDepth, LaterPositionsAcceptedMoreOftenMakeItDeeper) {
+  const std::vector<speculation_depth::candidate> one{{0.5, 8}};
+  std::vector<std::uint32_t> chosen;
+  speculation_depth geometric(8);
+  geometric.seed_costs(curve_of(1.0, 0.15), curve_of(1.0, 0.15));
+  geometric.choose(one, 1, chosen);
+  EXPECT_EQ(chosen.at(0), 2u);
+  speculation_depth goes_on(8);
+  goes_on.seed_costs(curve_of(1.0, 0.15), curve_of(1.0, 0.15));
+  for (int i = 0; i < 100; ++i) goes_on.observe_run(8, i % 2 == 0 ? 8 : 0);
+  goes_on.choose(one, 1, chosen);
+  EXPECT_EQ(chosen.at(0), 8u);
+  speculation_depth stops(8);
+  stops.seed_costs(curve_of(1.0, 0.15), curve_of(1.0, 0.15));
+  for (int i = 0; i < 100; ++i) stops.observe_run(8, 1);
+  stops.choose(one, 1, chosen);
+  EXPECT_EQ(chosen.at(0), 1u);
+}
+
 // t is measured only by steps without slots, v only by steps with them: each is refreshed
 // after k_decode_refresh (24) choices without, so neither can go stale and price slots
 // wrongly for good.
