@@ -30,7 +30,8 @@ double acceptance_record::rate() const {
 
 void position_acceptance::observe(std::uint32_t num_proposed, std::uint32_t num_accepted) {
   if (num_proposed < 2 || num_accepted == 0) return;  // no position past the first reached
-  // Position p (past the first) is reached when the p tokens before it were accepted.
+  // Index p holds the (p + 2)-th proposed token, reached when the p + 1 before it were
+  // accepted, and accepted itself when more than p + 1 were.
   const std::size_t reached = std::min(num_proposed - 1, num_accepted);
   if (reached_.size() < num_proposed - 1) {
     reached_.resize(num_proposed - 1, 0.0f);
