@@ -3,8 +3,11 @@
 // memory-bandwidth floor measured in the same run: a decode step reads every weight once,
 // so tokens/s can be at most batch * bandwidth / weight bytes. Prints figures only.
 //
-//   bench_cpu_decode [config.json] [--steps N] [--prompt-len P]
+//   bench_cpu_decode [config.json] [--steps N] [--prompt-len P] [--verify-rows]
+// --verify-rows adds the time of a single sequence's step with 1..8 query rows (what
+// speculative decoding's verification of 0..7 proposed tokens costs), at context P.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -98,6 +101,38 @@ run_figures run_batch(forward::model_forward& fwd, int batch_size, int prompt_le
   return f;
 }
 
+// Time of one decode-shaped step of a single sequence that computes `rows` query tokens at
+// context `context` (what verifying rows-1 proposed tokens costs), every row's logits as
+// speculative verification asks; the median of `steps` steps (ms).
+double verify_step_ms(forward::model_forward& fwd, int rows, int context, int steps) {
+  const model_config& c = fwd.config();
+  const std::int64_t block_size = 16;
+  const std::int64_t blocks = (context + rows + block_size) / block_size;
+  forward::paged_kv_cache cache(fwd.backend(),
+                                forward::kv_cache_layout::for_model(c, blocks, block_size));
+  std::vector<block_id> table;
+  for (std::int64_t b = 0; b < blocks; ++b) table.emplace_back(static_cast<std::uint32_t>(b));
+  std::vector<token_id> tokens(static_cast<std::size_t>(context + rows), 7);
+  forward::forward_batch prefill;
+  prefill.sequences.push_back(
+      {std::span<const token_id>(tokens).first(static_cast<std::size_t>(context)), 0, table});
+  (void)fwd.run(prefill, cache);
+  std::vector<double> times;
+  for (int i = 0; i < steps; ++i) {
+    forward::forward_batch batch;
+    batch.sequences.push_back(
+        {std::span<const token_id>(tokens).subspan(static_cast<std::size_t>(context)),
+         static_cast<std::int64_t>(context), table});
+    batch.return_all_logits = rows > 1;
+    batch.only_all_logits = rows > 1;
+    const auto start = clock_type::now();
+    (void)fwd.run(batch, cache);
+    times.push_back(seconds_since(start) * 1e3);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,12 +140,15 @@ int main(int argc, char** argv) {
       (pagedserve::testing::source_dir() / "config" / "models" / "llama-3.2-1b.json").string();
   int steps = 4;
   int prompt_len = 8;
+  bool verify_rows = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--steps" && i + 1 < argc) {
       steps = std::stoi(argv[++i]);
     } else if (arg == "--prompt-len" && i + 1 < argc) {
       prompt_len = std::stoi(argv[++i]);
+    } else if (arg == "--verify-rows") {
+      verify_rows = true;
     } else {
       config_path = arg;
     }
@@ -149,6 +187,15 @@ int main(int argc, char** argv) {
         "(bandwidth bound %.2f tokens/s, %.0f%% of it)\n",
         batch_size, batch_size, prompt_len, f.prefill_s, f.decode_tokens_per_s, steps, floor_tps,
         100.0 * f.decode_tokens_per_s / floor_tps);
+  }
+  if (verify_rows) {
+    // Speculative verification's cost: a decode step of one sequence with 1..8 query rows.
+    const double one = verify_step_ms(fwd, 1, prompt_len, steps);
+    for (int rows = 1; rows <= 8; ++rows) {
+      const double ms = rows == 1 ? one : verify_step_ms(fwd, rows, prompt_len, steps);
+      std::printf("verify %d rows at context %d: %.3f ms (%.2fx of 1 row)\n", rows, prompt_len, ms,
+                  ms / one);
+    }
   }
   return 0;
 }
