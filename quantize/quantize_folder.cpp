@@ -124,20 +124,27 @@ status check_folders(const std::filesystem::path& model_dir, const std::filesyst
   return status::success();
 }
 
-status check_source(const model_config& config, const boost::json::object& raw,
-                    const quantize_options& o, const std::filesystem::path& model_dir) {
+status check_source(const boost::json::object& raw, const std::filesystem::path& model_dir) {
   if (raw.contains("quantization_config")) {
     return make_error(error_code::invalid_argument,
                       (model_dir / "config.json").string() +
                           " has a quantization_config: the source must be a dense checkpoint");
   }
-  if (o.lm_head && config.tie_word_embeddings) {
-    return make_error(error_code::invalid_argument,
-                      config.name +
-                          " ties lm_head to the embeddings (tie_word_embeddings), "
-                          "which are never quantized: no lm_head to quantize");
-  }
   return status::success();
+}
+
+// --lm-head on a model whose lm_head is its embedding matrix (tie_word_embeddings): the
+// output layer becomes a tensor of its own, a copy of the embeddings, that is quantized,
+// while the embeddings stay as they are (llm-compressor unties the same way). Its config
+// then says tie_word_embeddings false, in both folders written.
+void untie_lm_head(model_config& config, boost::json::object& raw, checkpoint& weights) {
+  const host_tensor* embeddings = weights.find("model.embed_tokens.weight");
+  if (embeddings == nullptr) return;  // load_safetensors_checkpoint has said what is missing
+  host_tensor lm_head = *embeddings;
+  lm_head.name = "lm_head.weight";
+  weights.add(lm_head, nullptr);  // the same bytes, kept alive by the checkpoint already
+  config.tie_word_embeddings = false;
+  raw["tie_word_embeddings"] = false;
 }
 
 status write_folder(const std::filesystem::path& dir, std::vector<safetensors_tensor>& tensors,
@@ -165,10 +172,11 @@ result<quantize_summary> quantize_folder(const std::filesystem::path& model_dir,
   if (!config) return config.err();
   result<boost::json::object> raw = read_config_object(model_dir);
   if (!raw) return raw.err();
-  if (status s = check_source(*config, *raw, o, model_dir); !s) return s.err();
+  if (status s = check_source(*raw, model_dir); !s) return s.err();
   result<checkpoint> weights = o.dummy_weights ? make_dummy_checkpoint(*config, o.seed)
                                                : load_safetensors_checkpoint(model_dir, *config);
   if (!weights) return weights.err();
+  if (o.lm_head && config->tie_word_embeddings) untie_lm_head(*config, *raw, *weights);
 
   const bool twin = !o.dequantized_out.empty();
   const std::vector<module_set> sets = input_sharing_sets(*config, o.lm_head);

@@ -29,7 +29,7 @@ struct quantize_options {
   std::int64_t group_size = 128;  // awq, gptq; -1: one group per row
   bool symmetric = true;          // gptq only (awq always has zero points)
   bool desc_act = false;          // gptq act-order, from W's column norms (no calibration)
-  bool lm_head = false;  // gptq, fp8-dynamic, fp8-weight-only: quantize an untied lm_head too
+  bool lm_head = false;  // gptq, fp8-dynamic, fp8-weight-only: quantize lm_head too (untied)
   quant::fp8_strategy weight_strategy = quant::fp8_strategy::channel;  // fp8-dynamic/-weight-only
   std::filesystem::path dequantized_out;  // also write the fp32 dequantized twin here
   // Benchmarks of a shape without its weights (vLLM's load_format dummy): the source folder

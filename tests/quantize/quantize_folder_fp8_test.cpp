@@ -2,6 +2,9 @@
 // compressed-tensors (FP8_DYNAMIC, weight-only).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
 #include "runtime/model/dtype.h"
 #include "runtime/quant/quantized_linear.h"
 #include "tests/quantize/quantize_test_support.h"
@@ -90,6 +93,44 @@ TEST_F(quantize_folder_test, CompressedTensorsFp8WeightOnlyPerTensor) {
   const auto code = element<std::uint8_t>(*file.find(m + ".weight"), 777);
   EXPECT_EQ(element<float>(*open_model(twin()).find(m + ".weight"), 777),
             quant::e4m3_to_f32(code) * s);
+}
+
+// The demo ties lm_head to its embeddings: --lm-head unties it (llm-compressor's way), the
+// output layer quantized, the embeddings copied as they were.
+TEST_F(quantize_folder_test, LmHeadOfATiedModelIsUntiedAndQuantized) {
+  quantize_options options;
+  options.method = quantize_method::fp8_weight_only;
+  options.lm_head = true;
+  options.dequantized_out = twin();
+  auto summary = quantize_folder(demo_model_dir(), out(), options);
+  ASSERT_TRUE(summary.ok()) << summary.err().message;
+  EXPECT_EQ(summary->num_quantized, demo_layers * 7 + 1);
+  const safetensors_file file = open_model(out());
+  expect_tensor(file, "lm_head.weight", "F8_E4M3", {4096, 256});
+  const auto* scale = expect_tensor(file, "lm_head.weight_scale", "BF16", {4096, 1});
+  const safetensors_file source = open_model(demo_model_dir());
+  const safetensors_entry* embeddings = source.find("model.embed_tokens.weight");
+  const auto* copied = expect_tensor(file, "model.embed_tokens.weight", "BF16", {4096, 256});
+  ASSERT_NE(copied, nullptr);
+  ASSERT_EQ(copied->bytes.size(), embeddings->bytes.size());
+  EXPECT_EQ(std::memcmp(copied->bytes.data(), embeddings->bytes.data(), copied->bytes.size()), 0);
+  for (const fs::path& dir : {out(), twin()}) {
+    EXPECT_EQ(read_config(dir).at("tie_word_embeddings"), false) << dir;
+  }
+  EXPECT_EQ(read_config(out())["quantization_config"].at("ignore"), json::array{});
+
+  // The twin's output layer is the embeddings in e4m3 with a bf16 scale per row (rounding:
+  // half of e4m3's 3-bit mantissa step, relative, or half its smallest subnormal step).
+  ASSERT_NE(scale, nullptr);
+  const safetensors_file twin_file = open_model(twin());
+  const safetensors_entry& twin_head = *twin_file.find("lm_head.weight");
+  for (const std::size_t i : {std::size_t{0}, std::size_t{777}, std::size_t{4096 * 256 - 1}}) {
+    const float e = bf16_to_f32(element<std::uint16_t>(*embeddings, i));
+    const float s = bf16_to_f32(element<std::uint16_t>(*scale, i / 256));
+    const float dq = element<float>(twin_head, i);
+    EXPECT_LE(std::fabs(dq - e), std::fabs(e) / 16.0F + s / 1024.0F + 1e-7F) << i;
+    EXPECT_EQ(dq, quant::e4m3_to_f32(element<std::uint8_t>(*file.find("lm_head.weight"), i)) * s);
+  }
 }
 
 }  // namespace

@@ -192,11 +192,6 @@ TEST_F(quantize_folder_test, RefusesBadRequests) {
   ASSERT_FALSE(same.ok());
   EXPECT_EQ(same.err().code, error_code::invalid_argument);
 
-  options.lm_head = true;  // the demo ties lm_head to the embeddings
-  auto tied = quantize_folder(demo_model_dir(), out(), options);
-  ASSERT_FALSE(tied.ok());
-  EXPECT_NE(tied.err().message.find("tie_word_embeddings"), std::string::npos);
-
   quantize_options awq;  // a group AWQ loaders refuse is never written
   awq.method = quantize_method::awq;
   awq.group_size = 16;
@@ -204,7 +199,6 @@ TEST_F(quantize_folder_test, RefusesBadRequests) {
   ASSERT_FALSE(awq_group.ok());
   EXPECT_NE(awq_group.err().message.find("-1, 32, 64 or 128"), std::string::npos);
 
-  options.lm_head = false;
   options.bits = 3;
   EXPECT_EQ(quantize_folder(demo_model_dir(), out(), options).err().code,
             error_code::invalid_argument);
