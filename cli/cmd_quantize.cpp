@@ -51,7 +51,8 @@ void add_options(CLI::App& app, quantize_flags& f) {
                "gptq: act-order with g_idx, inputs ordered by decreasing weight-column norm "
                "(a stand-in for activation order: no calibration data)");
   app.add_flag("--lm-head", f.options.lm_head,
-               "gptq, fp8-dynamic, fp8-weight-only: quantize the lm_head too (a tied one is untied: a copy of the embeddings, quantized)");
+               "gptq, fp8-dynamic, fp8-weight-only: quantize the lm_head too (a tied one is "
+               "untied: a copy of the embeddings, quantized)");
   app.add_option("--weight-strategy", f.weight_strategy,
                  "fp8-dynamic, fp8-weight-only: one weight scale per channel or per tensor")
       ->check(CLI::IsMember({"tensor", "channel"}))

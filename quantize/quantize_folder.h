@@ -3,9 +3,10 @@
 // one of the real formats (quantize_options.h), by round-to-nearest (no calibration).
 //
 // Quantized: q/k/v/o_proj and gate/up/down_proj of every layer (and, with lm_head, the
-// lm_head: a tied one becomes a quantized copy of the embeddings, tie_word_embeddings false). Everything else (embeddings, norms, biases, lm_head) is
-// copied with its dtype and bytes unchanged. Written: model.safetensors, config.json (the
-// source's object plus "quantization_config") and the tokenizer and generation files.
+// lm_head: a tied one becomes a quantized copy of the embeddings, tie_word_embeddings false).
+// Everything else (embeddings, norms, biases, lm_head) is copied with its dtype and bytes
+// unchanged. Written: model.safetensors, config.json (the source's object plus
+// "quantization_config") and the tokenizer and generation files.
 //
 // The dequantized twin (dequantized_out): the same model in fp32, each quantized weight
 // replaced by dequantize() of its quantized_linear and every other tensor widened exactly;

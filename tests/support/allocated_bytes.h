@@ -1,0 +1,26 @@
+#pragma once
+// Bytes the allocator has handed out and not had back: glibc's in-use bytes over every arena
+// (mallinfo2: small blocks and mmapped ones), or ASan's count where ASan owns malloc. Tests
+// of bounded memory compare it before and after a workload; RSS would also count pages the
+// allocator keeps for reuse.
+
+#include <cstddef>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/allocator_interface.h>
+#else
+#include <malloc.h>
+#endif
+
+namespace pagedserve::testing {
+
+inline std::size_t allocated_bytes() {
+#if defined(__SANITIZE_ADDRESS__)
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  const struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+#endif
+}
+
+}  // namespace pagedserve::testing
